@@ -1,0 +1,330 @@
+//! Instructions: guard, opcode, modifiers and operands.
+
+use crate::entities::{LabelId, Name, RegId};
+use crate::opcodes::{self, Opcode};
+use crate::types::{CmpOp, PrmtMode, Rounding, ScalarType, StateSpace};
+use crate::words::Word;
+use crate::Span;
+
+/// One dotted suffix of an opcode, classified. The order of modifiers is kept
+/// exactly as written, so the printer reproduces the instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Modifier {
+    /// A type (`.u32`); the instruction types are the type modifiers in order.
+    Type(ScalarType),
+    /// A state space, possibly sub-qualified (`.shared::cta` keeps `qualifier`).
+    Space(StateSpace, Option<Name>),
+    /// `.rn`, `.rzi`, ...
+    Rounding(Rounding),
+    /// `.eq`, `.lt`, ...
+    Cmp(CmpOp),
+    /// `.f4e`, `.b4e`, ... (prmt)
+    Prmt(PrmtMode),
+    /// `.v2`, `.v4`, `.v8`
+    Vector(u8),
+    /// `.sat`
+    Sat,
+    /// `.ftz`
+    Ftz,
+    /// A modifier word from the known vocabulary (`.uni`, `.nc`, `.L2::128B`, `.wide`, ...).
+    Word(Word),
+    /// Any other modifier, kept by name in the function's name table.
+    Other(Name),
+}
+
+/// A guard predicate `@%p` or `@!%p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    /// The predicate register.
+    pub reg: RegId,
+    /// True for `@!%p`.
+    pub negated: bool,
+}
+
+/// An integer literal; the spelling is kept so the printer reproduces it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntImm {
+    /// The value as a 64-bit two's complement pattern.
+    pub bits: u64,
+    /// Original spelling, if it came from source (None for literals a pass made).
+    pub text: Option<Name>,
+}
+
+impl IntImm {
+    /// An immediate made by a pass; printed as hexadecimal.
+    pub fn new(bits: u64) -> IntImm {
+        IntImm { bits, text: None }
+    }
+}
+
+/// A floating-point literal (`0f3F800000`, `0d...`, or decimal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FloatImm {
+    /// Bits of the value: f32 bits for `0f`, f64 bits otherwise.
+    pub bits: u64,
+    /// True for a `0f` single-precision hex literal.
+    pub single: bool,
+    /// Original spelling, if it came from source.
+    pub text: Option<Name>,
+}
+
+/// The base of an address expression.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AddrBase {
+    /// `[%rd1]`
+    Reg(RegId),
+    /// `[var]`, `[param_name]`
+    Symbol(Name),
+    /// `[0x1000]`
+    Absolute(IntImm),
+}
+
+/// `[base+offset]`, or the bracketed list of texture/surface operands `[tex, {a, b}]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Address {
+    /// The base.
+    pub base: AddrBase,
+    /// Byte offset added to the base.
+    pub offset: i64,
+    /// Further comma-separated operands inside the brackets (texture coordinates).
+    pub rest: Vec<Operand>,
+}
+
+/// An instruction operand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// A declared register.
+    Reg(RegId),
+    /// A vector register's element, `%v.x`.
+    RegComponent(RegId, char),
+    /// A special register such as `%tid.x` (kept by its full name).
+    Special(Name),
+    /// A label of the enclosing function.
+    Label(LabelId),
+    /// Any other symbol: a variable, a parameter, a function, an unresolved name.
+    Symbol(Name),
+    /// An integer literal.
+    Int(IntImm),
+    /// A float literal.
+    Float(FloatImm),
+    /// `[...]`
+    Address(Box<Address>),
+    /// `{a, b, ...}`
+    Vector(Box<[Operand]>),
+    /// `(a, b, ...)` (call arguments and results)
+    Parens(Box<[Operand]>),
+    /// `p|q`: the two results of setp, shfl, ...
+    Pair(Box<(Operand, Operand)>),
+    /// `!p`: a negated predicate source.
+    Not(Box<Operand>),
+    /// `-x`: a negated source where the syntax allows it.
+    Neg(Box<Operand>),
+    /// `_`: a sink
+    Sink,
+}
+
+impl Operand {
+    /// Calls `f` for every register this operand mentions, with whether the
+    /// position is an address (addresses are always read).
+    pub fn for_each_reg(&self, f: &mut impl FnMut(RegId, bool)) {
+        self.visit_regs(false, f);
+    }
+
+    fn visit_regs(&self, in_addr: bool, f: &mut impl FnMut(RegId, bool)) {
+        match self {
+            Operand::Reg(r) | Operand::RegComponent(r, _) => f(*r, in_addr),
+            Operand::Address(a) => {
+                if let AddrBase::Reg(r) = a.base {
+                    f(r, true);
+                }
+                for op in &a.rest {
+                    op.visit_regs(true, f);
+                }
+            }
+            Operand::Vector(ops) | Operand::Parens(ops) => {
+                for op in ops.iter() {
+                    op.visit_regs(in_addr, f);
+                }
+            }
+            Operand::Pair(pair) => {
+                pair.0.visit_regs(in_addr, f);
+                pair.1.visit_regs(in_addr, f);
+            }
+            Operand::Not(op) | Operand::Neg(op) => op.visit_regs(in_addr, f),
+            _ => {}
+        }
+    }
+
+    /// Mutable access to every register this operand mentions.
+    pub fn for_each_reg_mut(&mut self, f: &mut impl FnMut(&mut RegId)) {
+        match self {
+            Operand::Reg(r) | Operand::RegComponent(r, _) => f(r),
+            Operand::Address(a) => {
+                if let AddrBase::Reg(r) = &mut a.base {
+                    f(r);
+                }
+                for op in &mut a.rest {
+                    op.for_each_reg_mut(f);
+                }
+            }
+            Operand::Vector(ops) | Operand::Parens(ops) => {
+                for op in ops.iter_mut() {
+                    op.for_each_reg_mut(f);
+                }
+            }
+            Operand::Pair(pair) => {
+                pair.0.for_each_reg_mut(f);
+                pair.1.for_each_reg_mut(f);
+            }
+            Operand::Not(op) | Operand::Neg(op) => op.for_each_reg_mut(f),
+            _ => {}
+        }
+    }
+
+    /// The register, if this operand is exactly one register.
+    pub fn as_reg(&self) -> Option<RegId> {
+        match self {
+            Operand::Reg(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// The integer value, if this operand is an integer literal.
+    pub fn as_int(&self) -> Option<u64> {
+        match self {
+            Operand::Int(i) => Some(i.bits),
+            _ => None,
+        }
+    }
+}
+
+/// One instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    /// `@%p` / `@!%p`
+    pub guard: Option<Guard>,
+    /// The opcode (the first dotted word).
+    pub opcode: Opcode,
+    /// The dotted suffixes, in source order.
+    pub modifiers: Vec<Modifier>,
+    /// The operands, in source order.
+    pub operands: Vec<Operand>,
+    /// Where the instruction came from (empty for instructions a pass made).
+    pub span: Span,
+}
+
+/// How an instruction touches one register operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read.
+    Use,
+    /// Written unconditionally (when the instruction executes).
+    Def,
+    /// Possibly written, possibly read: the conservative answer for
+    /// instructions the opcode table does not describe.
+    UseMayDef,
+    /// Read and written (an accumulator).
+    UseDef,
+}
+
+impl Inst {
+    /// A new instruction without guard or source span.
+    pub fn new(opcode: Opcode, modifiers: Vec<Modifier>, operands: Vec<Operand>) -> Inst {
+        Inst { guard: None, opcode, modifiers, operands, span: Span::default() }
+    }
+
+    /// The instruction types: the type modifiers, in order (`cvt.u32.u16` gives [u32, u16]).
+    pub fn types(&self) -> impl Iterator<Item = ScalarType> + '_ {
+        self.modifiers.iter().filter_map(|m| match m {
+            Modifier::Type(t) => Some(*t),
+            _ => None,
+        })
+    }
+
+    /// The first instruction type, if any.
+    pub fn first_type(&self) -> Option<ScalarType> {
+        self.types().next()
+    }
+
+    /// The state space modifier, if any.
+    pub fn space(&self) -> Option<StateSpace> {
+        self.modifiers.iter().find_map(|m| match m {
+            Modifier::Space(s, _) => Some(*s),
+            _ => None,
+        })
+    }
+
+    /// The vector width modifier (`.v2`, `.v4`), if any.
+    pub fn vector(&self) -> Option<u8> {
+        self.modifiers.iter().find_map(|m| match m {
+            Modifier::Vector(n) => Some(*n),
+            _ => None,
+        })
+    }
+
+    /// The rounding modifier, if any.
+    pub fn rounding(&self) -> Option<Rounding> {
+        self.modifiers.iter().find_map(|m| match m {
+            Modifier::Rounding(r) => Some(*r),
+            _ => None,
+        })
+    }
+
+    /// The comparison operator, if any.
+    pub fn cmp(&self) -> Option<CmpOp> {
+        self.modifiers.iter().find_map(|m| match m {
+            Modifier::Cmp(c) => Some(*c),
+            _ => None,
+        })
+    }
+
+    /// True if the modifier list contains `m`.
+    pub fn has(&self, m: &Modifier) -> bool {
+        self.modifiers.contains(m)
+    }
+
+    /// True if the known modifier word `word` is present. Panics in debug
+    /// builds if `word` is not in the vocabulary (a typo in a pass).
+    pub fn has_word(&self, word: &str) -> bool {
+        let Some(w) = Word::lookup(word) else {
+            debug_assert!(false, "modifier word {word:?} is not in the vocabulary");
+            return false;
+        };
+        self.modifiers.contains(&Modifier::Word(w))
+    }
+
+    /// True if `.sat` is present.
+    pub fn is_sat(&self) -> bool {
+        self.has(&Modifier::Sat)
+    }
+
+    /// True if `.ftz` is present.
+    pub fn is_ftz(&self) -> bool {
+        self.has(&Modifier::Ftz)
+    }
+
+    /// Calls `f(operand index, register, access)` for every register the
+    /// instruction touches, guard excluded. Addresses are always reads; the
+    /// opcode table decides which operands are written.
+    pub fn for_each_reg_access(&self, mut f: impl FnMut(usize, RegId, Access)) {
+        let shape = opcodes::operand_shape(self);
+        for (i, op) in self.operands.iter().enumerate() {
+            let role = shape.role(i);
+            op.for_each_reg(&mut |r, in_addr| {
+                let access = if in_addr { Access::Use } else { role };
+                f(i, r, access)
+            });
+        }
+    }
+
+    /// True if the instruction may have effects beyond writing its defined
+    /// registers (memory, control flow, synchronization, unknown opcodes).
+    pub fn has_side_effects(&self) -> bool {
+        opcodes::has_side_effects(self)
+    }
+
+    /// True if the instruction ends a basic block (branch, return, exit, trap).
+    pub fn is_terminator(&self) -> bool {
+        matches!(self.opcode, Opcode::Bra | Opcode::Brx | Opcode::Ret | Opcode::Exit | Opcode::Trap)
+    }
+}

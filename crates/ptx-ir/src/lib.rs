@@ -1,0 +1,52 @@
+//! `ptx-ir`: the typed intermediate representation of ptx-opt.
+//!
+//! A [`Module`] holds the header, top-level items and [`Function`]s. A function
+//! owns its arenas (registers, instructions, labels, names) and a flat body of
+//! [`Stmt`]s that keeps source order, nested scopes and verbatim directives.
+//! Every register operand is a [`RegId`] resolved through the scopes at parse
+//! time, so a register always knows its declared type.
+//!
+//! This crate knows nothing of pest, files or diagnostics rendering.
+
+#![warn(missing_docs)]
+
+pub mod entities;
+pub mod inst;
+pub mod module;
+pub mod opcodes;
+pub mod print;
+pub mod types;
+pub mod views;
+pub mod words;
+
+pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
+pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Operand};
+pub use module::{
+    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,
+    Stmt, Variable,
+};
+pub use opcodes::{Effects, Opcode, Shape};
+pub use types::{CmpOp, PrmtMode, RegType, Rounding, ScalarType, StateSpace, TypeKind};
+pub use words::Word;
+
+/// A byte range into the source text the module was parsed from. Instructions
+/// made by passes have an empty span at 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// Start byte offset.
+    pub start: u32,
+    /// End byte offset (exclusive).
+    pub end: u32,
+}
+
+impl Span {
+    /// A span from byte offsets.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start: start as u32, end: end as u32 }
+    }
+
+    /// True for spans of synthesized code.
+    pub fn is_synthetic(&self) -> bool {
+        self.start == 0 && self.end == 0
+    }
+}

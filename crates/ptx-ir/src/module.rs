@@ -1,0 +1,284 @@
+//! Modules, functions, declarations and the statement list.
+
+use crate::entities::{FuncId, InstId, LabelId, Name, Names, RegId};
+use crate::inst::Inst;
+use crate::types::{RegType, ScalarType, StateSpace};
+use crate::Span;
+use cranelift_entity::PrimaryMap;
+
+/// A PTX module: the header and the top-level items in source order.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// `.version` major and minor.
+    pub version: (u32, u32),
+    /// `.target` entries (`sm_80`, `debug`, `texmode_independent`).
+    pub target: Vec<String>,
+    /// `.address_size`, if given.
+    pub address_size: Option<u32>,
+    /// Top-level items in source order.
+    pub items: Vec<ModuleItem>,
+    /// The functions (entries and device functions, with or without body).
+    pub functions: PrimaryMap<FuncId, Function>,
+}
+
+/// A top-level item.
+#[derive(Clone, Debug)]
+pub enum ModuleItem {
+    /// A variable (`.global`, `.const`, `.shared`, ...).
+    Variable(Variable),
+    /// A function declaration or definition.
+    Function(FuncId),
+    /// A directive kept as written (`.file`, `.section` blocks, ...).
+    Raw(RawDirective),
+}
+
+/// A directive the IR keeps verbatim: `.loc`, `.file`, `.pragma`, debug
+/// `.section`s, `.callprototype`, `.branchtargets`, ... The text is the
+/// directive exactly as written, without comments or the trailing `;`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawDirective {
+    /// The directive's name without the dot (`loc`, `section`, `pragma`).
+    pub name: String,
+    /// The full text, from the dot to the end (no trailing `;`).
+    pub text: String,
+    /// True if the directive is terminated by `;` when printed.
+    pub semicolon: bool,
+    /// Where it came from.
+    pub span: Span,
+}
+
+/// One word of a declaration prefix, kept in source order so declarations
+/// print as written (`.global .align 4 .u32 x` vs `.param .u64 .ptr .align 8 p`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeclWord {
+    /// `.global`, `.param`, ...
+    Space(StateSpace),
+    /// `.align N`
+    Align(u32),
+    /// `.u32`, ...
+    Type(ScalarType),
+    /// `.v2`, `.v4`
+    Vector(u8),
+    /// Anything else (`.ptr`, `.attribute(.managed)`, a sub-qualified space like `.shared::cta`).
+    Other(String),
+}
+
+/// A variable or parameter declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// Linkage words (`visible`, `extern`, `weak`, `common`) without dots.
+    pub linkage: Vec<String>,
+    /// Declaration words in source order (state space first).
+    pub words: Vec<DeclWord>,
+    /// The variable's name (`_` for anonymous prototype parameters).
+    pub name: String,
+    /// Array dimensions; `None` for `[]`.
+    pub dims: Vec<Option<u64>>,
+    /// The initializer, as written after `=`.
+    pub init: Option<String>,
+    /// Where it came from.
+    pub span: Span,
+}
+
+impl Variable {
+    /// The state space.
+    pub fn space(&self) -> Option<StateSpace> {
+        self.words.iter().find_map(|w| match w {
+            DeclWord::Space(s) => Some(*s),
+            _ => None,
+        })
+    }
+
+    /// The element type.
+    pub fn ty(&self) -> Option<ScalarType> {
+        self.words.iter().rev().find_map(|w| match w {
+            DeclWord::Type(t) => Some(*t),
+            _ => None,
+        })
+    }
+
+    /// `.align`, if given.
+    pub fn align(&self) -> Option<u32> {
+        self.words.iter().find_map(|w| match w {
+            DeclWord::Align(a) => Some(*a),
+            _ => None,
+        })
+    }
+
+    /// `.v2`/`.v4`, if given.
+    pub fn vector(&self) -> Option<u8> {
+        self.words.iter().find_map(|w| match w {
+            DeclWord::Vector(v) => Some(*v),
+            _ => None,
+        })
+    }
+
+    /// Size in bytes, if every dimension is known.
+    pub fn size_bytes(&self) -> Option<u64> {
+        let elem = self.ty()?.bytes() as u64 * self.vector().unwrap_or(1) as u64;
+        self.dims.iter().try_fold(elem, |acc, d| d.map(|d| acc * d))
+    }
+}
+
+/// `.entry` or `.func`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionKind {
+    /// A kernel.
+    Entry,
+    /// A device function.
+    Func,
+}
+
+/// A register: its declared type and name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegData {
+    /// Declared type.
+    pub ty: RegType,
+    /// The declared name, or the prefix for a `%r<N>` family.
+    pub name: Name,
+    /// The index within a `%r<N>` family.
+    pub index: Option<u32>,
+}
+
+/// One item of a `.reg` declaration: a name, or a `%r<N>` family.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegDeclItem {
+    /// The first register declared by the item.
+    pub first: RegId,
+    /// `Some(N)` for `%r<N>`.
+    pub count: Option<u32>,
+}
+
+/// A `.reg` declaration statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegDecl {
+    /// The declared type.
+    pub ty: RegType,
+    /// `.align N` if given.
+    pub align: Option<u32>,
+    /// Declared names, in order.
+    pub items: Vec<RegDeclItem>,
+    /// Where it came from.
+    pub span: Span,
+}
+
+/// A statement of a function body. The body is a flat list; nested `{ }`
+/// scopes are kept as open/close markers, which matters only for names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// An instruction.
+    Inst(InstId),
+    /// `label:`
+    Label(LabelId),
+    /// `.reg ...;`
+    RegDecl(RegDecl),
+    /// `.local`, `.shared`, `.param` ... variables declared in the body.
+    Variable(Variable),
+    /// A directive kept verbatim (`.loc`, `.pragma`, `.callprototype`, ...).
+    Raw(RawDirective),
+    /// `{`
+    ScopeOpen,
+    /// `}`
+    ScopeClose,
+}
+
+/// Data about one label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelData {
+    /// The label's name.
+    pub name: Name,
+}
+
+/// A function: signature, registers, instructions and the body.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Linkage words (`visible`, `extern`, `weak`) without dots.
+    pub linkage: Vec<String>,
+    /// `.entry` or `.func`.
+    pub kind: FunctionKind,
+    /// The name.
+    pub name: String,
+    /// Return parameters (`.func (.param .b32 r) f(...)`), if the list is written.
+    pub returns: Option<Vec<Variable>>,
+    /// Parameters, if the list is written.
+    pub params: Option<Vec<Variable>>,
+    /// Performance and other directives between the signature and the body
+    /// (`.maxntid 256, 1, 1`, `.noreturn`, `.pragma ...`).
+    pub attributes: Vec<RawDirective>,
+    /// The function's strings.
+    pub names: Names,
+    /// Registers.
+    pub regs: PrimaryMap<RegId, RegData>,
+    /// Instructions (referenced from the body).
+    pub insts: PrimaryMap<InstId, Inst>,
+    /// Labels.
+    pub labels: PrimaryMap<LabelId, LabelData>,
+    /// The body in order, or `None` for a declaration (`.extern .func f(...);`).
+    pub body: Option<Vec<Stmt>>,
+    /// Where the function header starts.
+    pub span: Span,
+}
+
+impl Function {
+    /// A new function with no body.
+    pub fn new(kind: FunctionKind, name: String) -> Function {
+        Function {
+            linkage: Vec::new(),
+            kind,
+            name,
+            returns: None,
+            params: None,
+            attributes: Vec::new(),
+            names: Names::default(),
+            regs: PrimaryMap::new(),
+            insts: PrimaryMap::new(),
+            labels: PrimaryMap::new(),
+            body: None,
+            span: Span::default(),
+        }
+    }
+
+    /// The printed name of a register (`%r7`).
+    pub fn reg_name(&self, reg: RegId) -> String {
+        let data = &self.regs[reg];
+        let base = self.names.get(data.name);
+        match data.index {
+            Some(i) => format!("{base}{i}"),
+            None => base.to_string(),
+        }
+    }
+
+    /// The instructions of the body, in order.
+    pub fn inst_ids(&self) -> impl Iterator<Item = InstId> + '_ {
+        self.body.iter().flatten().filter_map(|s| match s {
+            Stmt::Inst(i) => Some(*i),
+            _ => None,
+        })
+    }
+
+    /// Declares a fresh scalar register that cannot collide with any name in
+    /// the function, at the top of the body. Names are `%ptxopt_<prefix><n>`
+    /// numbered in creation order, so output stays deterministic.
+    pub fn fresh_reg(&mut self, ty: ScalarType, prefix: &str) -> RegId {
+        let mut n = self.regs.len();
+        let name = loop {
+            let candidate = format!("%ptxopt_{prefix}{n}");
+            if self.names.find(&candidate).is_none() {
+                break self.names.intern(&candidate);
+            }
+            n += 1;
+        };
+        let reg = self.regs.push(RegData { ty: RegType::scalar(ty), name, index: None });
+        let decl = RegDecl {
+            ty: RegType::scalar(ty),
+            align: None,
+            items: vec![RegDeclItem { first: reg, count: None }],
+            span: Span::default(),
+        };
+        if let Some(body) = &mut self.body {
+            let at = body.iter().position(|s| !matches!(s, Stmt::RegDecl(_))).unwrap_or(body.len());
+            body.insert(at, Stmt::RegDecl(decl));
+        }
+        reg
+    }
+}

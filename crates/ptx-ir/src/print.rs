@@ -1,0 +1,339 @@
+//! The printer: one statement per line, names, directive order, `.loc`,
+//! debug sections and every modifier kept. Comments are not kept.
+//!
+//! Printing is a fixpoint: parsing the output and printing again gives the
+//! same text.
+
+use crate::entities::Name;
+use crate::inst::{AddrBase, Inst, Modifier, Operand};
+use crate::module::{DeclWord, Function, FunctionKind, Module, ModuleItem, RawDirective, RegDecl, Stmt, Variable};
+use crate::opcodes::Opcode;
+use std::fmt::Write;
+
+/// Prints a whole module.
+pub fn print_module(module: &Module) -> String {
+    let mut out = String::with_capacity(1 << 16);
+    write_module(module, &mut out);
+    out
+}
+
+/// Appends the printed module to `out`.
+pub fn write_module(module: &Module, out: &mut String) {
+    let _ = writeln!(out, ".version {}.{}", module.version.0, module.version.1);
+    let _ = writeln!(out, ".target {}", module.target.join(", "));
+    if let Some(size) = module.address_size {
+        let _ = writeln!(out, ".address_size {size}");
+    }
+    for item in &module.items {
+        match item {
+            ModuleItem::Variable(var) => {
+                write_variable(var, out);
+                out.push_str(";\n");
+            }
+            ModuleItem::Function(id) => {
+                out.push('\n');
+                write_function(&module.functions[*id], out);
+            }
+            ModuleItem::Raw(raw) => {
+                write_raw(raw, out);
+                out.push('\n');
+            }
+        }
+    }
+}
+
+fn write_raw(raw: &RawDirective, out: &mut String) {
+    out.push_str(&raw.text);
+    if raw.semicolon {
+        out.push(';');
+    }
+}
+
+/// Appends a declaration (without the trailing `;`).
+pub fn write_variable(var: &Variable, out: &mut String) {
+    for l in &var.linkage {
+        out.push('.');
+        out.push_str(l);
+        out.push(' ');
+    }
+    for (i, w) in var.words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        match w {
+            DeclWord::Space(s) => {
+                let _ = write!(out, ".{s}");
+            }
+            DeclWord::Align(a) => {
+                let _ = write!(out, ".align {a}");
+            }
+            DeclWord::Type(t) => {
+                let _ = write!(out, ".{t}");
+            }
+            DeclWord::Vector(v) => {
+                let _ = write!(out, ".v{v}");
+            }
+            DeclWord::Other(o) => out.push_str(o),
+        }
+    }
+    out.push(' ');
+    out.push_str(&var.name);
+    for d in &var.dims {
+        match d {
+            Some(n) => {
+                let _ = write!(out, "[{n}]");
+            }
+            None => out.push_str("[]"),
+        }
+    }
+    if let Some(init) = &var.init {
+        out.push_str(" = ");
+        out.push_str(init);
+    }
+}
+
+fn write_params(params: &[Variable], out: &mut String) {
+    out.push('(');
+    for (i, p) in params.iter().enumerate() {
+        out.push_str(if i == 0 { "\n\t" } else { ",\n\t" });
+        write_variable(p, out);
+    }
+    if !params.is_empty() {
+        out.push('\n');
+    }
+    out.push(')');
+}
+
+/// Appends a function: header, attributes and body.
+pub fn write_function(func: &Function, out: &mut String) {
+    for l in &func.linkage {
+        out.push('.');
+        out.push_str(l);
+        out.push(' ');
+    }
+    out.push_str(match func.kind {
+        FunctionKind::Entry => ".entry ",
+        FunctionKind::Func => ".func ",
+    });
+    if let Some(rets) = &func.returns {
+        write_params(rets, out);
+        out.push(' ');
+    }
+    out.push_str(&func.name);
+    if let Some(params) = &func.params {
+        write_params(params, out);
+    }
+    out.push('\n');
+    for attr in &func.attributes {
+        write_raw(attr, out);
+        out.push('\n');
+    }
+    let Some(body) = &func.body else {
+        out.push_str(";\n");
+        return;
+    };
+    out.push_str("{\n");
+    let mut depth = 1usize;
+    for stmt in body {
+        if matches!(stmt, Stmt::ScopeClose) {
+            depth = depth.saturating_sub(1);
+        }
+        if !matches!(stmt, Stmt::Label(_)) {
+            for _ in 0..depth {
+                out.push('\t');
+            }
+        }
+        match stmt {
+            Stmt::Inst(id) => {
+                write_inst(func, &func.insts[*id], out);
+            }
+            Stmt::Label(l) => {
+                out.push_str(func.names.get(func.labels[*l].name));
+                out.push(':');
+            }
+            Stmt::RegDecl(decl) => write_reg_decl(func, decl, out),
+            Stmt::Variable(var) => {
+                write_variable(var, out);
+                out.push(';');
+            }
+            Stmt::Raw(raw) => write_raw(raw, out),
+            Stmt::ScopeOpen => {
+                out.push('{');
+                depth += 1;
+            }
+            Stmt::ScopeClose => out.push('}'),
+        }
+        out.push('\n');
+    }
+    out.push_str("}\n");
+}
+
+fn write_reg_decl(func: &Function, decl: &RegDecl, out: &mut String) {
+    out.push_str(".reg ");
+    if let Some(a) = decl.align {
+        let _ = write!(out, ".align {a} ");
+    }
+    let _ = write!(out, "{} ", decl.ty);
+    for (i, item) in decl.items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(func.names.get(func.regs[item.first].name));
+        if let Some(n) = item.count {
+            let _ = write!(out, "<{n}>");
+        }
+    }
+    out.push(';');
+}
+
+/// The text of an opcode.
+pub fn opcode_text(func: &Function, op: Opcode) -> &str {
+    match op {
+        Opcode::Other(name) => func.names.get(name),
+        known => known.known_name().unwrap_or("?"),
+    }
+}
+
+/// Appends `.mod` for one modifier.
+pub fn write_modifier(func: &Function, m: &Modifier, out: &mut String) {
+    out.push('.');
+    match m {
+        Modifier::Type(t) => out.push_str(t.as_str()),
+        Modifier::Space(s, q) => {
+            out.push_str(s.as_str());
+            if let Some(q) = q {
+                out.push_str("::");
+                out.push_str(func.names.get(*q));
+            }
+        }
+        Modifier::Rounding(r) => out.push_str(r.as_str()),
+        Modifier::Cmp(c) => out.push_str(c.as_str()),
+        Modifier::Prmt(p) => out.push_str(p.as_str()),
+        Modifier::Vector(n) => {
+            let _ = write!(out, "v{n}");
+        }
+        Modifier::Sat => out.push_str("sat"),
+        Modifier::Ftz => out.push_str("ftz"),
+        Modifier::Word(w) => out.push_str(w.as_str()),
+        Modifier::Other(n) => out.push_str(func.names.get(*n)),
+    }
+}
+
+/// Appends one instruction (without indentation or newline).
+pub fn write_inst(func: &Function, inst: &Inst, out: &mut String) {
+    if let Some(g) = inst.guard {
+        out.push('@');
+        if g.negated {
+            out.push('!');
+        }
+        write_reg(func, g.reg, out);
+        out.push(' ');
+    }
+    out.push_str(opcode_text(func, inst.opcode));
+    for m in &inst.modifiers {
+        write_modifier(func, m, out);
+    }
+    for (i, op) in inst.operands.iter().enumerate() {
+        out.push_str(if i == 0 { " " } else { ", " });
+        write_operand(func, op, out);
+    }
+    out.push(';');
+}
+
+fn write_reg(func: &Function, reg: crate::RegId, out: &mut String) {
+    let data = &func.regs[reg];
+    out.push_str(func.names.get(data.name));
+    if let Some(i) = data.index {
+        let _ = write!(out, "{i}");
+    }
+}
+
+fn write_name(func: &Function, name: Name, out: &mut String) {
+    out.push_str(func.names.get(name));
+}
+
+/// Appends one operand.
+pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
+    match op {
+        Operand::Reg(r) => write_reg(func, *r, out),
+        Operand::RegComponent(r, c) => {
+            write_reg(func, *r, out);
+            out.push('.');
+            out.push(*c);
+        }
+        Operand::Special(n) | Operand::Symbol(n) => write_name(func, *n, out),
+        Operand::Label(l) => write_name(func, func.labels[*l].name, out),
+        Operand::Int(i) => match i.text {
+            Some(t) => write_name(func, t, out),
+            None => {
+                let _ = write!(out, "0x{:X}", i.bits);
+            }
+        },
+        Operand::Float(f) => match f.text {
+            Some(t) => write_name(func, t, out),
+            None if f.single => {
+                let _ = write!(out, "0f{:08X}", f.bits as u32);
+            }
+            None => {
+                let _ = write!(out, "0d{:016X}", f.bits);
+            }
+        },
+        Operand::Address(a) => {
+            out.push('[');
+            match &a.base {
+                AddrBase::Reg(r) => write_reg(func, *r, out),
+                AddrBase::Symbol(n) => write_name(func, *n, out),
+                AddrBase::Absolute(i) => write_operand(func, &Operand::Int(*i), out),
+            }
+            if a.offset != 0 {
+                let _ = write!(out, "+{}", a.offset);
+            }
+            for op in &a.rest {
+                out.push_str(", ");
+                write_operand(func, op, out);
+            }
+            out.push(']');
+        }
+        Operand::Vector(ops) => {
+            out.push('{');
+            for (i, op) in ops.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_operand(func, op, out);
+            }
+            out.push('}');
+        }
+        Operand::Parens(ops) => {
+            out.push('(');
+            for (i, op) in ops.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_operand(func, op, out);
+            }
+            out.push(')');
+        }
+        Operand::Pair(pair) => {
+            write_operand(func, &pair.0, out);
+            out.push('|');
+            write_operand(func, &pair.1, out);
+        }
+        Operand::Not(op) => {
+            out.push('!');
+            write_operand(func, op, out);
+        }
+        Operand::Neg(op) => {
+            out.push('-');
+            write_operand(func, op, out);
+        }
+        Operand::Sink => out.push('_'),
+    }
+}
+
+/// One instruction as text, for diagnostics and remarks.
+pub fn inst_to_string(func: &Function, inst: &Inst) -> String {
+    let mut s = String::new();
+    write_inst(func, inst, &mut s);
+    s
+}
