@@ -50,3 +50,20 @@ impl Span {
         self.start == 0 && self.end == 0
     }
 }
+
+/// An error or warning tied to a place in the source. The IR and every pass
+/// return these as data; only the CLI renders them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Where.
+    pub span: Span,
+    /// What, in words a person understands.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic at `span`.
+    pub fn new(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { span, message: message.into() }
+    }
+}

@@ -1,0 +1,787 @@
+//! Lowering: pest pairs -> `ptx_ir::Module`. Resolves register names through
+//! nested scopes, classifies opcodes and modifiers, and resolves labels.
+
+use crate::Rule;
+use pest::iterators::Pair;
+use ptx_ir::{
+    AddrBase, Address, CmpOp, DeclWord, Diagnostic, FloatImm, Function, FunctionKind, Guard, Inst, InstId, IntImm,
+    LabelData, LabelId, Modifier, Module, ModuleItem, Name, Opcode, Operand, PrmtMode, RawDirective, RegData,
+    RegDecl, RegDeclItem, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, Variable, Word,
+};
+use rustc_hash::FxHashMap;
+
+/// The largest `%r<N>` family accepted: far above what compilers emit, low
+/// enough that a typo cannot exhaust memory.
+pub const MAX_REG_FAMILY: u32 = 1 << 20;
+
+fn span_of(pair: &Pair<'_, Rule>) -> Span {
+    let s = pair.as_span();
+    Span::new(s.start(), s.end())
+}
+
+/// Lowers a `file` pair.
+pub fn lower_file(file: Pair<'_, Rule>) -> Result<Module, Vec<Diagnostic>> {
+    let mut module = Module::default();
+    let mut errors = Vec::new();
+    for pair in file.into_inner() {
+        match pair.as_rule() {
+            Rule::version => {
+                let text = pair.into_inner().next().map(|p| p.as_str()).unwrap_or("0.0");
+                let (maj, min) = text.split_once('.').unwrap_or((text, "0"));
+                module.version = (maj.parse().unwrap_or(0), min.parse().unwrap_or(0));
+            }
+            Rule::target => module.target = pair.into_inner().map(|p| p.as_str().to_string()).collect(),
+            Rule::address_size => {
+                let span = span_of(&pair);
+                match pair.into_inner().next().map(|p| p.as_str().parse::<u32>()) {
+                    Some(Ok(n @ (32 | 64))) => module.address_size = Some(n),
+                    _ => errors.push(Diagnostic::new(span, ".address_size must be 32 or 64")),
+                }
+            }
+            Rule::file_dir => module.items.push(ModuleItem::Raw(raw(&pair, "file", false))),
+            Rule::module_directive => {
+                let name = pair.as_str().trim_start_matches('.').split(|c: char| !c.is_alphanumeric()).next();
+                let name = name.unwrap_or("").to_string();
+                module.items.push(ModuleItem::Raw(raw(&pair, &name, true)));
+            }
+            Rule::section => module.items.push(ModuleItem::Raw(lower_section(pair))),
+            Rule::variable => match lower_variable(pair) {
+                Ok(v) => module.items.push(ModuleItem::Variable(v)),
+                Err(e) => errors.push(e),
+            },
+            Rule::function => match lower_function(pair) {
+                Ok(f) => {
+                    let id = module.functions.push(f);
+                    module.items.push(ModuleItem::Function(id));
+                }
+                Err(mut e) => errors.append(&mut e),
+            },
+            Rule::EOI => {}
+            other => errors.push(Diagnostic::new(span_of(&pair), format!("unexpected {other:?}"))),
+        }
+    }
+    if errors.is_empty() {
+        Ok(module)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A directive kept verbatim: the matched text without a trailing `;`.
+fn raw(pair: &Pair<'_, Rule>, name: &str, semicolon: bool) -> RawDirective {
+    let text = pair.as_str().trim_end();
+    let text = if semicolon { text.trim_end_matches(';').trim_end() } else { text };
+    RawDirective { name: name.to_string(), text: text.to_string(), semicolon, span: span_of(pair) }
+}
+
+fn lower_section(pair: Pair<'_, Rule>) -> RawDirective {
+    let span = span_of(&pair);
+    let mut inner = pair.into_inner();
+    let name = inner.next().map(|p| p.as_str()).unwrap_or("");
+    let mut text = format!(".section\t{name}\n\t{{\n");
+    for entry in inner {
+        match entry.as_rule() {
+            Rule::section_label => {
+                text.push_str(entry.into_inner().next().map(|p| p.as_str()).unwrap_or(""));
+                text.push_str(":\n");
+            }
+            _ => {
+                let mut parts = entry.into_inner();
+                text.push_str(parts.next().map(|p| p.as_str()).unwrap_or(""));
+                text.push(' ');
+                let items: Vec<String> =
+                    parts.map(|p| p.as_str().split_whitespace().collect::<Vec<_>>().join("")).collect();
+                text.push_str(&items.join(","));
+                text.push('\n');
+            }
+        }
+    }
+    text.push_str("\t}");
+    RawDirective { name: "section".into(), text, semicolon: false, span }
+}
+
+fn parse_dec_u64(pair: &Pair<'_, Rule>) -> Result<u64, Diagnostic> {
+    pair.as_str()
+        .parse::<u64>()
+        .map_err(|_| Diagnostic::new(span_of(pair), format!("number '{}' is too large", pair.as_str())))
+}
+
+fn decl_word_of(text: &str) -> DeclWord {
+    let word = &text[1..];
+    if let Some(t) = ScalarType::from_str(word) {
+        return DeclWord::Type(t);
+    }
+    match word {
+        "v2" => DeclWord::Vector(2),
+        "v4" => DeclWord::Vector(4),
+        "v8" => DeclWord::Vector(8),
+        _ => DeclWord::Other(text.to_string()),
+    }
+}
+
+fn lower_variable(pair: Pair<'_, Rule>) -> Result<Variable, Diagnostic> {
+    let span = span_of(&pair);
+    let mut var =
+        Variable { linkage: Vec::new(), words: Vec::new(), name: String::new(), dims: Vec::new(), init: None, span };
+    for part in pair.into_inner() {
+        match part.as_rule() {
+            Rule::linkage => var.linkage.push(part.as_str()[1..].to_string()),
+            Rule::state_space => {
+                let text = &part.as_str()[1..];
+                let (base, qualified) = match text.split_once("::") {
+                    Some((b, _)) => (b, true),
+                    None => (text, false),
+                };
+                match StateSpace::from_str(base) {
+                    Some(s) if !qualified => var.words.push(DeclWord::Space(s)),
+                    _ => var.words.push(DeclWord::Other(part.as_str().to_string())),
+                }
+            }
+            Rule::align => {
+                let n = part.into_inner().next().expect("align has a number");
+                let n = parse_dec_u64(&n)?;
+                let n = u32::try_from(n).map_err(|_| Diagnostic::new(span, "alignment too large"))?;
+                var.words.push(DeclWord::Align(n));
+            }
+            Rule::attribute => {
+                let attrs: Vec<&str> = part.into_inner().map(|p| p.as_str()).collect();
+                var.words.push(DeclWord::Other(format!(".attribute({})", attrs.join(", "))));
+            }
+            Rule::dot_word => var.words.push(decl_word_of(part.as_str())),
+            Rule::var_name => var.name = part.as_str().to_string(),
+            Rule::dim => {
+                let dim = match part.into_inner().next() {
+                    Some(n) => Some(parse_dec_u64(&n)?),
+                    None => None,
+                };
+                var.dims.push(dim);
+            }
+            Rule::initializer => var.init = Some(normalize_initializer(part.as_str())),
+            _ => {}
+        }
+    }
+    Ok(var)
+}
+
+/// Removes comments and collapses whitespace in an initializer, so the
+/// printed form is one line and printing is a fixpoint.
+fn normalize_initializer(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut pending_space = false;
+    while let Some(c) = chars.next() {
+        if c == '/' && chars.peek() == Some(&'/') {
+            for c in chars.by_ref() {
+                if c == '\n' {
+                    break;
+                }
+            }
+            pending_space = true;
+            continue;
+        }
+        if c == '/' && chars.peek() == Some(&'*') {
+            chars.next();
+            let mut prev = ' ';
+            for c in chars.by_ref() {
+                if prev == '*' && c == '/' {
+                    break;
+                }
+                prev = c;
+            }
+            pending_space = true;
+            continue;
+        }
+        if c.is_whitespace() {
+            pending_space = true;
+            continue;
+        }
+        if pending_space && !out.is_empty() {
+            out.push(' ');
+        }
+        pending_space = false;
+        out.push(c);
+    }
+    out
+}
+
+#[derive(Default)]
+struct Scope {
+    names: FxHashMap<Name, RegId>,
+    families: FxHashMap<Name, (RegId, u32)>,
+}
+
+/// Labels are scoped like registers: a label defined in a nested `{ }` block
+/// (inline asm often reuses names such as `waitLoop`) is visible only there.
+/// References may come before the definition, so each block resolves the
+/// instructions it saw when it closes and hands the rest to its parent.
+#[derive(Default)]
+struct LabelScope {
+    labels: FxHashMap<Name, LabelId>,
+    pending: Vec<InstId>,
+}
+
+struct FunctionLowering {
+    func: Function,
+    scopes: Vec<Scope>,
+    label_scopes: Vec<LabelScope>,
+    errors: Vec<Diagnostic>,
+}
+
+fn lower_function(pair: Pair<'_, Rule>) -> Result<Function, Vec<Diagnostic>> {
+    let span = span_of(&pair);
+    let mut func = Function::new(FunctionKind::Func, String::new());
+    func.span = span;
+    let mut lowering = FunctionLowering {
+        func,
+        scopes: vec![Scope::default()],
+        label_scopes: vec![LabelScope::default()],
+        errors: Vec::new(),
+    };
+    let mut body_pair = None;
+    for part in pair.into_inner() {
+        match part.as_rule() {
+            Rule::linkage => lowering.func.linkage.push(part.as_str()[1..].to_string()),
+            Rule::func_kind => {
+                lowering.func.kind = if part.as_str() == ".entry" { FunctionKind::Entry } else { FunctionKind::Func }
+            }
+            Rule::return_list => lowering.func.returns = Some(lowering.params(part)),
+            Rule::ident => lowering.func.name = part.as_str().to_string(),
+            Rule::param_list => lowering.func.params = Some(lowering.params(part)),
+            Rule::func_attr => {
+                let attr = part.into_inner().next().expect("func_attr has one child");
+                let semicolon = attr.as_str().trim_end().ends_with(';');
+                let name = attr.as_str()[1..].split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
+                let mut directive = raw(&attr, name, semicolon);
+                directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                lowering.func.attributes.push(directive);
+            }
+            Rule::body => body_pair = Some(part),
+            _ => {}
+        }
+    }
+    if let Some(body) = body_pair {
+        let mut stmts = Vec::new();
+        lowering.statements(body, &mut stmts);
+        lowering.close_label_scope();
+        lowering.func.body = Some(stmts);
+    }
+    if lowering.errors.is_empty() {
+        Ok(lowering.func)
+    } else {
+        Err(lowering.errors)
+    }
+}
+
+fn split_family_index(text: &str) -> Option<(&str, u32)> {
+    let digits = text.bytes().rev().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits == text.len() {
+        return None;
+    }
+    let (prefix, index) = text.split_at(text.len() - digits);
+    if index.len() > 1 && index.starts_with('0') {
+        return None;
+    }
+    Some((prefix, index.parse().ok()?))
+}
+
+/// Special registers (ISA 10): names a `%` operand may have without a `.reg`.
+const SPECIAL_REGISTERS: &[&str] = &[
+    "%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid", "%smid", "%nsmid", "%gridid",
+    "%is_explicit_cluster", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
+    "%cluster_nctarank", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock",
+    "%clock_hi", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%total_smem_size",
+    "%aggr_smem_size", "%dynamic_smem_size", "%current_graph_exec", "%reserved_smem_offset_begin",
+    "%reserved_smem_offset_end", "%reserved_smem_offset_cap", "%reserved_smem_offset_0",
+    "%reserved_smem_offset_1",
+];
+
+/// True if `name` is a special register (`%tid`, `%envreg3`, `%pm0_64`, ...).
+pub fn is_special_register(name: &str) -> bool {
+    if SPECIAL_REGISTERS.contains(&name) {
+        return true;
+    }
+    ["%envreg", "%pm"].iter().any(|p| {
+        name.strip_prefix(p).is_some_and(|rest| {
+            let rest = rest.strip_suffix("_64").unwrap_or(rest);
+            !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit())
+        })
+    })
+}
+
+impl FunctionLowering {
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.errors.push(Diagnostic::new(span, message));
+    }
+
+    fn params(&mut self, list: Pair<'_, Rule>) -> Vec<Variable> {
+        let mut out = Vec::new();
+        for p in list.into_inner() {
+            match lower_variable(p) {
+                Ok(v) => {
+                    // `.reg` parameters are registers inside the body.
+                    if v.space() == Some(StateSpace::Reg) {
+                        if let Some(ty) = v.ty() {
+                            let rt = RegType { scalar: ty, vector: v.vector() };
+                            let name = self.func.names.intern(&v.name);
+                            self.declare(name, rt, None, v.span);
+                        }
+                    }
+                    out.push(v)
+                }
+                Err(e) => self.errors.push(e),
+            }
+        }
+        out
+    }
+
+    fn declare(&mut self, name: Name, ty: RegType, count: Option<u32>, span: Span) -> RegId {
+        let scope = self.scopes.last_mut().expect("a scope is open");
+        let first = match count {
+            None => self.func.regs.push(RegData { ty, name, index: None }),
+            Some(n) => {
+                let first = self.func.regs.next_key();
+                for i in 0..n {
+                    self.func.regs.push(RegData { ty, name, index: Some(i) });
+                }
+                first
+            }
+        };
+        let duplicate = match count {
+            None => scope.names.insert(name, first).is_some(),
+            Some(n) => scope.families.insert(name, (first, n)).is_some(),
+        };
+        if duplicate {
+            let text = self.func.names.get(name).to_string();
+            self.error(span, format!("register '{text}' is declared twice in the same scope"));
+        }
+        first
+    }
+
+    fn lookup(&self, text: &str) -> Option<RegId> {
+        let family = split_family_index(text);
+        let exact = self.func.names.find(text);
+        let prefix = family.and_then(|(p, i)| self.func.names.find(p).map(|n| (n, i)));
+        for scope in self.scopes.iter().rev() {
+            if let Some(r) = exact.and_then(|n| scope.names.get(&n)) {
+                return Some(*r);
+            }
+            if let Some((p, i)) = prefix {
+                if let Some(&(first, count)) = scope.families.get(&p) {
+                    if i < count {
+                        return Some(RegId::from_u32(first.as_u32() + i));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn statements(&mut self, block: Pair<'_, Rule>, out: &mut Vec<Stmt>) {
+        for stmt in block.into_inner() {
+            match stmt.as_rule() {
+                Rule::scope => {
+                    out.push(Stmt::ScopeOpen);
+                    self.scopes.push(Scope::default());
+                    self.label_scopes.push(LabelScope::default());
+                    self.statements(stmt, out);
+                    self.close_label_scope();
+                    self.scopes.pop();
+                    out.push(Stmt::ScopeClose);
+                }
+                Rule::label => {
+                    let span = span_of(&stmt);
+                    let text = stmt.into_inner().next().expect("label has a name").as_str();
+                    let name = self.func.names.intern(text);
+                    let id = self.func.labels.push(LabelData { name });
+                    let scope = self.label_scopes.last_mut().expect("a label scope is open");
+                    if scope.labels.insert(name, id).is_some() {
+                        self.error(span, format!("label '{text}' is defined twice"));
+                    }
+                    out.push(Stmt::Label(id));
+                }
+                Rule::reg_decl => {
+                    if let Some(decl) = self.reg_decl(stmt) {
+                        out.push(Stmt::RegDecl(decl));
+                    }
+                }
+                Rule::local_variable => {
+                    let var = stmt.into_inner().next().expect("local_variable wraps a variable");
+                    match lower_variable(var) {
+                        Ok(v) => out.push(Stmt::Variable(v)),
+                        Err(e) => self.errors.push(e),
+                    }
+                }
+                Rule::body_directive => {
+                    let d = stmt.into_inner().next().expect("body_directive has one child");
+                    let (name, semicolon) = match d.as_rule() {
+                        Rule::loc => ("loc", false),
+                        Rule::pragma => ("pragma", true),
+                        Rule::callprototype => ("callprototype", true),
+                        Rule::branchtargets => ("branchtargets", true),
+                        _ => ("calltargets", true),
+                    };
+                    let mut directive = raw(&d, name, semicolon);
+                    if name != "loc" {
+                        directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    } else {
+                        directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    }
+                    out.push(Stmt::Raw(directive));
+                }
+                Rule::instruction => {
+                    if let Some(inst) = self.instruction(stmt) {
+                        let may_name_label = inst.operands.iter().any(|op| {
+                            matches!(op, Operand::Symbol(_) | Operand::Vector(_) | Operand::Parens(_))
+                        });
+                        let id = self.func.insts.push(inst);
+                        if may_name_label {
+                            self.label_scopes.last_mut().expect("a label scope is open").pending.push(id);
+                        }
+                        out.push(Stmt::Inst(id));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn reg_decl(&mut self, pair: Pair<'_, Rule>) -> Option<RegDecl> {
+        let span = span_of(&pair);
+        let mut align = None;
+        let mut vector = None;
+        let mut scalar = None;
+        let mut items = Vec::new();
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::align => {
+                    let n = part.into_inner().next()?;
+                    align = n.as_str().parse().ok();
+                }
+                Rule::vec_word => vector = part.as_str()[2..].parse().ok(),
+                Rule::reg_type => {
+                    let text = &part.as_str()[1..];
+                    match ScalarType::from_str(text) {
+                        Some(t) => scalar = Some(t),
+                        None => {
+                            self.error(span_of(&part), format!("unknown register type '.{text}'"));
+                            return None;
+                        }
+                    }
+                }
+                Rule::reg_item => {
+                    let item_span = span_of(&part);
+                    let mut it = part.into_inner();
+                    let name_text = it.next()?.as_str();
+                    let count = match it.next() {
+                        Some(n) => match n.as_str().parse::<u32>() {
+                            Ok(c) if c <= MAX_REG_FAMILY => Some(c),
+                            _ => {
+                                self.error(
+                                    span_of(&n),
+                                    format!("register count '{}' is too large (limit {MAX_REG_FAMILY})", n.as_str()),
+                                );
+                                return None;
+                            }
+                        },
+                        None => None,
+                    };
+                    items.push((name_text, count, item_span));
+                }
+                _ => {}
+            }
+        }
+        let ty = RegType { scalar: scalar?, vector };
+        let items = items
+            .into_iter()
+            .map(|(text, count, item_span)| {
+                let name = self.func.names.intern(text);
+                RegDeclItem { first: self.declare(name, ty, count, item_span), count }
+            })
+            .collect();
+        Some(RegDecl { ty, align, items, span })
+    }
+
+    fn instruction(&mut self, pair: Pair<'_, Rule>) -> Option<Inst> {
+        let span = span_of(&pair);
+        let mut guard = None;
+        let mut opcode = None;
+        let mut modifiers = Vec::new();
+        let mut operands = Vec::new();
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::guard => {
+                    let mut negated = false;
+                    let mut reg = None;
+                    for g in part.into_inner() {
+                        match g.as_rule() {
+                            Rule::guard_not => negated = true,
+                            _ => {
+                                reg = self.lookup(g.as_str());
+                                if reg.is_none() {
+                                    self.error(
+                                        span_of(&g),
+                                        format!("guard '{}' is not a declared predicate register", g.as_str()),
+                                    );
+                                    return None;
+                                }
+                            }
+                        }
+                    }
+                    guard = reg.map(|reg| Guard { reg, negated });
+                }
+                Rule::opcode => {
+                    let (op, mods) = self.classify_opcode(part.as_str());
+                    opcode = Some(op);
+                    modifiers = mods;
+                }
+                _ => operands.push(self.operand(part)?),
+            }
+        }
+        Some(Inst { guard, opcode: opcode?, modifiers, operands, span })
+    }
+
+    fn classify_opcode(&mut self, text: &str) -> (Opcode, Vec<Modifier>) {
+        let mut words = text.split('.');
+        let name = words.next().unwrap_or("");
+        let opcode = Opcode::from_name(name).unwrap_or_else(|| Opcode::Other(self.func.names.intern(name)));
+        let compares = matches!(opcode, Opcode::Setp | Opcode::Set | Opcode::Vset | Opcode::Vset2 | Opcode::Vset4);
+        let modifiers = words.map(|w| self.classify_modifier(w, opcode, compares)).collect();
+        (opcode, modifiers)
+    }
+
+    fn classify_modifier(&mut self, word: &str, opcode: Opcode, compares: bool) -> Modifier {
+        if let Some(t) = ScalarType::from_str(word) {
+            return Modifier::Type(t);
+        }
+        let (base, qualifier) = match word.split_once("::") {
+            Some((b, q)) => (b, Some(q)),
+            None => (word, None),
+        };
+        if let Some(space) = StateSpace::from_str(base).filter(|s| !matches!(s, StateSpace::Reg | StateSpace::Sreg)) {
+            let q = qualifier.map(|q| self.func.names.intern(q));
+            return Modifier::Space(space, q);
+        }
+        if let Some(r) = Rounding::from_str(word) {
+            return Modifier::Rounding(r);
+        }
+        if compares {
+            if let Some(c) = CmpOp::from_str(word) {
+                return Modifier::Cmp(c);
+            }
+        }
+        if opcode == Opcode::Prmt {
+            if let Some(m) = PrmtMode::from_str(word) {
+                return Modifier::Prmt(m);
+            }
+        }
+        match word {
+            "sat" => return Modifier::Sat,
+            "ftz" => return Modifier::Ftz,
+            "v2" => return Modifier::Vector(2),
+            "v4" => return Modifier::Vector(4),
+            "v8" => return Modifier::Vector(8),
+            _ => {}
+        }
+        match Word::lookup(word) {
+            Some(w) => Modifier::Word(w),
+            None => Modifier::Other(self.func.names.intern(word)),
+        }
+    }
+
+    fn operand(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {
+        Some(match pair.as_rule() {
+            Rule::sink => Operand::Sink,
+            Rule::reg_or_symbol => self.reg_or_symbol(pair),
+            Rule::not_op => Operand::Not(Box::new(self.reg_or_symbol(pair.into_inner().next()?))),
+            Rule::pair => {
+                let mut it = pair.into_inner();
+                let a = self.operand(it.next()?)?;
+                let b = self.operand(it.next()?)?;
+                Operand::Pair(Box::new((a, b)))
+            }
+            Rule::vector => {
+                let ops: Option<Vec<Operand>> = pair.into_inner().map(|p| self.operand(p)).collect();
+                Operand::Vector(ops?.into_boxed_slice())
+            }
+            Rule::parens => {
+                let ops: Option<Vec<Operand>> = pair.into_inner().map(|p| self.operand(p)).collect();
+                Operand::Parens(ops?.into_boxed_slice())
+            }
+            Rule::immediate => self.immediate(pair)?,
+            Rule::address => self.address(pair)?,
+            other => {
+                self.error(span_of(&pair), format!("unexpected {other:?} in operand"));
+                return None;
+            }
+        })
+    }
+
+    fn reg_or_symbol(&mut self, pair: Pair<'_, Rule>) -> Operand {
+        let full = pair.as_str();
+        let mut it = pair.into_inner();
+        let ident = it.next().map(|p| p.as_str()).unwrap_or(full);
+        let component = it.next().map(|p| p.as_str());
+        if let Some(reg) = self.lookup(ident) {
+            return match component {
+                Some(c) => Operand::RegComponent(reg, c.chars().nth(1).unwrap_or('x')),
+                None => Operand::Reg(reg),
+            };
+        }
+        let name = self.func.names.intern(full);
+        if is_special_register(ident) {
+            Operand::Special(name)
+        } else {
+            Operand::Symbol(name)
+        }
+    }
+
+    fn immediate(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {
+        let span = span_of(&pair);
+        let text: String = pair.as_str().split_whitespace().collect();
+        let mut negative = false;
+        let mut lit = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::neg => negative = true,
+                _ => lit = Some(p),
+            }
+        }
+        let lit = lit?;
+        let name = self.func.names.intern(&text);
+        match lit.as_rule() {
+            Rule::int_lit => {
+                let value = match parse_int(lit.as_str()) {
+                    Some(v) => v,
+                    None => {
+                        self.error(span, format!("integer literal '{}' does not fit in 64 bits", lit.as_str()));
+                        return None;
+                    }
+                };
+                let bits = if negative { value.wrapping_neg() } else { value };
+                Some(Operand::Int(IntImm { bits, text: Some(name) }))
+            }
+            Rule::float_hex => {
+                let s = lit.as_str();
+                let bits = u64::from_str_radix(&s[2..], 16).ok()?;
+                let single = matches!(&s[1..2], "f" | "F");
+                let bits = if negative {
+                    if single { bits ^ 0x8000_0000 } else { bits ^ (1 << 63) }
+                } else {
+                    bits
+                };
+                Some(Operand::Float(FloatImm { bits, single, text: Some(name) }))
+            }
+            _ => {
+                let v: f64 = match lit.as_str().parse() {
+                    Ok(v) => v,
+                    Err(_) => {
+                        self.error(span, format!("bad floating-point literal '{}'", lit.as_str()));
+                        return None;
+                    }
+                };
+                let v = if negative { -v } else { v };
+                Some(Operand::Float(FloatImm { bits: v.to_bits(), single: false, text: Some(name) }))
+            }
+        }
+    }
+
+    fn address(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {
+        let mut base = None;
+        let mut offset = 0i64;
+        let mut rest = Vec::new();
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::int_lit if base.is_none() => {
+                    let span = span_of(&part);
+                    let Some(v) = parse_int(part.as_str()) else {
+                        self.error(span, format!("address '{}' does not fit in 64 bits", part.as_str()));
+                        return None;
+                    };
+                    let text = self.func.names.intern(part.as_str());
+                    base = Some(AddrBase::Absolute(IntImm { bits: v, text: Some(text) }));
+                }
+                Rule::reg_or_symbol if base.is_none() => {
+                    base = Some(match self.reg_or_symbol(part) {
+                        Operand::Reg(r) => AddrBase::Reg(r),
+                        Operand::Symbol(n) | Operand::Special(n) => AddrBase::Symbol(n),
+                        Operand::RegComponent(..) => {
+                            self.error(Span::default(), "a vector component cannot be an address");
+                            return None;
+                        }
+                        _ => return None,
+                    });
+                }
+                Rule::addr_offset => {
+                    let span = span_of(&part);
+                    let part_text = part.as_str();
+                    let mut negative = false;
+                    let mut value = 0u64;
+                    for p in part.into_inner() {
+                        match p.as_rule() {
+                            Rule::neg => negative = true,
+                            _ => match parse_int(p.as_str()) {
+                                Some(v) => value = v,
+                                None => {
+                                    self.error(span, format!("offset '{}' does not fit in 64 bits", p.as_str()));
+                                    return None;
+                                }
+                            },
+                        }
+                    }
+                    let Ok(v) = i64::try_from(value) else {
+                        self.error(span, format!("offset '{part_text}' is out of range"));
+                        return None;
+                    };
+                    offset = if negative { -v } else { v };
+                }
+                _ => rest.push(self.operand(part)?),
+            }
+        }
+        Some(Operand::Address(Box::new(Address { base: base?, offset, rest })))
+    }
+
+    /// Resolves the pending symbol operands of the innermost block against
+    /// its labels; what stays unresolved goes to the enclosing block.
+    fn close_label_scope(&mut self) {
+        let scope = self.label_scopes.pop().expect("a label scope is open");
+        fn visit(op: &mut Operand, labels: &FxHashMap<Name, LabelId>, unresolved: &mut bool) {
+            match op {
+                Operand::Symbol(n) => match labels.get(n) {
+                    Some(&l) => *op = Operand::Label(l),
+                    None => *unresolved = true,
+                },
+                Operand::Vector(ops) | Operand::Parens(ops) => {
+                    ops.iter_mut().for_each(|o| visit(o, labels, unresolved))
+                }
+                _ => {}
+            }
+        }
+        let mut still_pending = Vec::new();
+        for id in scope.pending {
+            let mut unresolved = false;
+            for op in &mut self.func.insts[id].operands {
+                visit(op, &scope.labels, &mut unresolved);
+            }
+            if unresolved {
+                still_pending.push(id);
+            }
+        }
+        if let Some(parent) = self.label_scopes.last_mut() {
+            parent.pending.append(&mut still_pending);
+        }
+    }
+}
+
+/// Parses a PTX integer literal (decimal, hex, octal, binary, optional `U`).
+pub fn parse_int(text: &str) -> Option<u64> {
+    let t = text.strip_suffix('U').unwrap_or(text);
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        u64::from_str_radix(b, 2).ok()
+    } else if t.len() > 1 && t.starts_with('0') {
+        u64::from_str_radix(&t[1..], 8).ok()
+    } else {
+        t.parse().ok()
+    }
+}

@@ -1,0 +1,48 @@
+//! Every public corpus file parses, and printing is a fixpoint.
+
+use std::path::PathBuf;
+
+fn corpus_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/public");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn public_corpus_parses_and_printing_is_a_fixpoint() {
+    let files = corpus_files();
+    assert_eq!(files.len(), 227, "the public corpus has 227 files");
+    let mut failures = Vec::new();
+    for path in &files {
+        let source = std::fs::read_to_string(path).unwrap();
+        let module = match ptx_parse::parse(&source) {
+            Ok(m) => m,
+            Err(errors) => {
+                let e = &errors[0];
+                let line = source[..e.span.start as usize].matches('\n').count() + 1;
+                failures.push(format!("{}:{line}: {} ({:?})", path.display(), e.message, &source[e.span.start as usize..(e.span.start as usize + 40).min(source.len())]));
+                continue;
+            }
+        };
+        let printed = ptx_ir::print::print_module(&module);
+        let reparsed = match ptx_parse::parse(&printed) {
+            Ok(m) => m,
+            Err(errors) => {
+                let e = &errors[0];
+                let line = printed[..e.span.start as usize].matches('\n').count() + 1;
+                failures.push(format!("{} (printed):{line}: {}", path.display(), e.message));
+                continue;
+            }
+        };
+        let printed_again = ptx_ir::print::print_module(&reparsed);
+        if printed != printed_again {
+            failures.push(format!("{}: printing is not a fixpoint", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} files failed:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
