@@ -1,1 +1,33 @@
-//! placeholder
+//! The ptx-opt passes: one file per pass, and one registry.
+//!
+//! The registry below is the single list of passes. Each line gives the name
+//! used on the command line (a stable contract), a one-line description and a
+//! constructor; `--help` and `--list-passes` are generated from it. Keep it
+//! alphabetical.
+
+#![warn(missing_docs)]
+
+use ptx_pass::{Pass, PassInfo};
+
+/// Every pass, alphabetically.
+pub const REGISTRY: &[PassInfo] = &[];
+
+/// Looks up a pass by command-line name.
+pub fn lookup(name: &str) -> Option<&'static PassInfo> {
+    REGISTRY.iter().find(|p| p.name == name)
+}
+
+/// Makes the verifier used by `--verify-each`, if registered.
+pub fn verifier() -> Option<Box<dyn Pass>> {
+    lookup("verify").map(|p| (p.create)())
+}
+
+/// The default pipelines, by optimization level.
+pub fn pipeline(level: u8) -> &'static [&'static str] {
+    match level {
+        // -O0: parse and print; nothing is rewritten.
+        0 => &[],
+        // -O1 and -O2 grow as passes land.
+        _ => &[],
+    }
+}

@@ -1,1 +1,220 @@
-fn main() {}
+//! `ptx-opt`: the command-line tool. Reads PTX, runs passes, writes PTX.
+//!
+//! This is the only place diagnostics are rendered and the only place that
+//! prints. Exit codes: 0 ok, 1 bad input (or a pass found errors), 2 usage.
+
+mod render;
+
+use clap::Parser;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn after_help() -> String {
+    let mut s = String::from("Passes:\n");
+    for p in ptx_opt::passes() {
+        s.push_str(&format!("  {:<20} {}\n", p.name, p.description));
+    }
+    for level in 0..=2u8 {
+        let list = ptx_opt::pipeline(level);
+        s.push_str(&format!("\n-O{level}: {}", if list.is_empty() { "(no passes)".to_string() } else { list.join(",") }));
+    }
+    s.push('\n');
+    s
+}
+
+/// An LLVM-style rewriting pass framework for NVIDIA PTX.
+#[derive(Parser, Debug)]
+#[command(name = "ptx-opt", version, about, after_help = after_help())]
+struct Cli {
+    /// Input PTX file (`-` or nothing: standard input).
+    input: Option<PathBuf>,
+
+    /// Output file (default: standard output). Written to a temporary file and renamed.
+    #[arg(short = 'o', value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Comma-separated pass names to run, in order (empty: parse and print only).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    passes: Option<Vec<String>>,
+
+    /// Run the default pipeline of an optimization level (-O0, -O1, -O2).
+    #[arg(short = 'O', value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=2))]
+    level: Option<u8>,
+
+    /// Run the verifier after every pass; name the pass that broke the IR.
+    #[arg(long)]
+    verify_each: bool,
+
+    /// Print the module to standard error after the named pass (repeatable).
+    #[arg(long, value_name = "NAME")]
+    print_after: Vec<String>,
+
+    /// Print the module to standard error after every pass.
+    #[arg(long)]
+    print_after_all: bool,
+
+    /// Print per-pass rewrite counters to standard error.
+    #[arg(long)]
+    stats: bool,
+
+    /// Print per-pass wall time to standard error.
+    #[arg(long)]
+    time_passes: bool,
+
+    /// Worker threads for function passes (default: all cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+
+    /// List the registered passes and exit.
+    #[arg(long)]
+    list_passes: bool,
+}
+
+enum Failure {
+    Usage(String),
+    Input,
+    Io(String),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(message)) => {
+            eprintln!("ptx-opt: error: {message}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Input) => ExitCode::from(1),
+        Err(Failure::Io(message)) => {
+            eprintln!("ptx-opt: error: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), Failure> {
+    if cli.list_passes {
+        for p in ptx_opt::passes() {
+            println!("{:<20} {}", p.name, p.description);
+        }
+        return Ok(());
+    }
+    if cli.passes.is_some() && cli.level.is_some() {
+        return Err(Failure::Usage("--passes and -O cannot be combined".into()));
+    }
+    let mut passes: Vec<String> = match (&cli.passes, cli.level) {
+        (Some(list), _) => list.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+        (None, Some(level)) => ptx_opt::pipeline(level).iter().map(|s| s.to_string()).collect(),
+        (None, None) => Vec::new(),
+    };
+    for name in passes.iter().chain(&cli.print_after) {
+        if !ptx_opt::passes().iter().any(|p| p.name == name) {
+            return Err(Failure::Usage(format!("unknown pass '{name}' (see --list-passes)")));
+        }
+    }
+    if cli.threads == Some(0) {
+        return Err(Failure::Usage("--threads must be at least 1".into()));
+    }
+    let input_path = cli.input.as_deref().filter(|p| *p != Path::new("-"));
+    if let (Some(input), Some(output)) = (input_path, &cli.output) {
+        if same_file(input, output) {
+            return Err(Failure::Usage(format!("output '{}' is the input file", output.display())));
+        }
+    }
+    let (display_name, source) = read_input(input_path)?;
+
+    let options = ptx_opt::Options {
+        passes: std::mem::take(&mut passes),
+        verify_each: cli.verify_each,
+        print_after: cli.print_after.clone(),
+        print_after_all: cli.print_after_all,
+        threads: cli.threads,
+    };
+    let mut module = match ptx_opt::parse(&source) {
+        Ok(m) => m,
+        Err(e) => {
+            render::diagnostics(&display_name, &source, &e);
+            return Err(Failure::Input);
+        }
+    };
+    let run = match ptx_opt::run_passes(&mut module, &options) {
+        Ok(run) => run,
+        Err(e) => {
+            render::diagnostics(&display_name, &source, &e);
+            return Err(Failure::Input);
+        }
+    };
+    let mut stderr = io::stderr().lock();
+    for snap in &run.snapshots {
+        let _ = writeln!(stderr, "; *** IR after {} ***", snap.after);
+        let _ = stderr.write_all(snap.text.as_bytes());
+    }
+    if cli.stats {
+        render::stats(&mut stderr, &run);
+    }
+    if cli.time_passes {
+        render::times(&mut stderr, &run);
+    }
+    drop(stderr);
+    let text = ptx_opt::print(&module);
+    write_output(cli.output.as_deref(), &text)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+fn read_input(path: Option<&Path>) -> Result<(String, String), Failure> {
+    let mut bytes = Vec::new();
+    let name = match path {
+        Some(p) => {
+            bytes = std::fs::read(p).map_err(|e| Failure::Io(format!("cannot read '{}': {e}", p.display())))?;
+            p.display().to_string()
+        }
+        None => {
+            io::stdin().read_to_end(&mut bytes).map_err(|e| Failure::Io(format!("cannot read standard input: {e}")))?;
+            "<stdin>".to_string()
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(s) => Ok((name, s)),
+        Err(e) => {
+            let offset = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let diag = ptx_opt::Diagnostic::new(ptx_opt::Span::new(offset, offset + 1), "input is not valid UTF-8");
+            let err = ptx_opt::Error { kind: ptx_opt::ErrorKind::Parse, diagnostics: vec![diag] };
+            render::diagnostics(&name, &text, &err);
+            Err(Failure::Input)
+        }
+    }
+}
+
+fn write_output(path: Option<&Path>, text: &str) -> Result<(), Failure> {
+    match path {
+        None => {
+            let mut out = io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                Ok(()) => Ok(()),
+                // A closed pipe (`ptx-opt x.ptx | head`) ends quietly.
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+                Err(e) => Err(Failure::Io(format!("cannot write standard output: {e}"))),
+            }
+        }
+        Some(path) => {
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let fail = |e: io::Error| Failure::Io(format!("cannot write '{}': {e}", path.display()));
+            let mut tmp = tempfile::Builder::new().prefix(".ptx-opt-").tempfile_in(&dir).map_err(fail)?;
+            tmp.write_all(text.as_bytes()).map_err(fail)?;
+            tmp.as_file().sync_all().map_err(fail)?;
+            tmp.persist(path).map_err(|e| fail(e.error))?;
+            Ok(())
+        }
+    }
+}

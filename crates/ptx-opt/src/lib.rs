@@ -1,1 +1,196 @@
-//! placeholder
+//! `ptx-opt`: the library facade. Parse PTX, run a pipeline, print.
+//!
+//! Everything is in memory and explicit: no environment variables, no global
+//! state, nothing printed. Errors are data ([`Error`]) carrying byte spans;
+//! [`LineIndex`] turns them into line and column.
+//!
+//! ```
+//! let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+//! let out = ptx_opt::optimize(ptx, &ptx_opt::Options::default()).unwrap();
+//! assert!(out.ptx.contains(".entry k"));
+//! ```
+
+#![deny(missing_docs)]
+
+pub use ptx_ir as ir;
+pub use ptx_ir::{Diagnostic, Module, Span};
+pub use ptx_pass::{PassRecord, PassRun, Remark, Snapshot};
+
+/// What to run.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Pass names, in order (empty: parse and print only).
+    pub passes: Vec<String>,
+    /// Verify after each pass, naming the pass that broke the IR.
+    pub verify_each: bool,
+    /// Keep the printed module after these passes.
+    pub print_after: Vec<String>,
+    /// Keep the printed module after every pass.
+    pub print_after_all: bool,
+    /// Worker threads for function passes (None: rayon's default).
+    pub threads: Option<usize>,
+}
+
+impl Options {
+    /// Options running the named passes.
+    pub fn with_passes<I: IntoIterator<Item = S>, S: Into<String>>(passes: I) -> Options {
+        Options { passes: passes.into_iter().map(Into::into).collect(), ..Options::default() }
+    }
+
+    /// Options running the default pipeline of an optimization level (0-2).
+    pub fn with_level(level: u8) -> Options {
+        Options::with_passes(ptx_passes::pipeline(level).iter().copied())
+    }
+}
+
+/// The result of [`optimize`].
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// The printed module.
+    pub ptx: String,
+    /// What each pass did.
+    pub run: PassRun,
+}
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input is not valid PTX.
+    Parse,
+    /// A pass name is not registered.
+    UnknownPass(String),
+    /// A pass reported errors (e.g. `verify` found invalid code).
+    Pass(String),
+    /// The verifier rejected the output of this pass: a bug in the pass.
+    BrokeIr(String),
+    /// The thread pool could not be created.
+    Threads(String),
+}
+
+/// An error with its diagnostics.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// The kind of failure.
+    pub kind: ErrorKind,
+    /// Located diagnostics (may be empty for usage errors).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            ErrorKind::Parse => write!(f, "invalid PTX")?,
+            ErrorKind::UnknownPass(p) => write!(f, "unknown pass '{p}'")?,
+            ErrorKind::Pass(p) => write!(f, "pass '{p}' failed")?,
+            ErrorKind::BrokeIr(p) => write!(f, "pass '{p}' produced invalid PTX")?,
+            ErrorKind::Threads(e) => write!(f, "cannot create thread pool: {e}")?,
+        }
+        if let Some(d) = self.diagnostics.first() {
+            write!(f, ": {}", d.message)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Parses PTX text into a module.
+pub fn parse(source: &str) -> Result<Module, Error> {
+    ptx_parse::parse(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })
+}
+
+/// Prints a module as PTX.
+pub fn print(module: &Module) -> String {
+    ptx_ir::print::print_module(module)
+}
+
+/// A registered pass: name and one-line description.
+#[derive(Clone, Copy, Debug)]
+pub struct PassDescription {
+    /// Command-line name.
+    pub name: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+}
+
+/// Every registered pass, alphabetically.
+pub fn passes() -> Vec<PassDescription> {
+    ptx_passes::REGISTRY.iter().map(|p| PassDescription { name: p.name, description: p.description }).collect()
+}
+
+/// The default pipeline of an optimization level.
+pub fn pipeline(level: u8) -> &'static [&'static str] {
+    ptx_passes::pipeline(level)
+}
+
+/// Runs the passes of `options` on a parsed module.
+pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Error> {
+    let mut passes = Vec::with_capacity(options.passes.len());
+    for name in &options.passes {
+        match ptx_passes::lookup(name) {
+            Some(info) => passes.push((info.create)()),
+            None => return Err(Error { kind: ErrorKind::UnknownPass(name.clone()), diagnostics: Vec::new() }),
+        }
+    }
+    let manager = ptx_pass::PassManager::new(
+        passes,
+        ptx_passes::verifier(),
+        ptx_pass::PassManagerOptions {
+            verify_each: options.verify_each,
+            print_after: options.print_after.clone(),
+            print_after_all: options.print_after_all,
+        },
+    );
+    let mut run = || {
+        manager.run(module).map_err(|e| Error {
+            kind: if e.broke_ir { ErrorKind::BrokeIr(e.pass.into()) } else { ErrorKind::Pass(e.pass.into()) },
+            diagnostics: e.diagnostics,
+        })
+    };
+    match options.threads {
+        None => run(),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| Error { kind: ErrorKind::Threads(e.to_string()), diagnostics: Vec::new() })?
+            .install(run),
+    }
+}
+
+/// Parses, runs the passes, prints.
+pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
+    let mut module = parse(source)?;
+    let run = run_passes(&mut module, options)?;
+    Ok(Output { ptx: print(&module), run })
+}
+
+/// Maps byte offsets to 1-based line and column (columns count characters).
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    line_starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes `source`.
+    pub fn new(source: &str) -> LineIndex {
+        let mut line_starts = vec![0];
+        line_starts.extend(source.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        LineIndex { line_starts }
+    }
+
+    /// (line, column), both 1-based, of byte `offset` in `source`.
+    pub fn line_col(&self, source: &str, offset: usize) -> (usize, usize) {
+        let offset = offset.min(source.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.line_starts[line];
+        let col = source.get(start..offset).map(|s| s.chars().count()).unwrap_or(offset - start) + 1;
+        (line + 1, col)
+    }
+
+    /// The text of 1-based line `line`, without its newline.
+    pub fn line_text<'s>(&self, source: &'s str, line: usize) -> &'s str {
+        let start = self.line_starts.get(line - 1).copied().unwrap_or(source.len());
+        let end = self.line_starts.get(line).map(|e| e - 1).unwrap_or(source.len());
+        source.get(start..end.max(start)).unwrap_or("").trim_end_matches('\r')
+    }
+}

@@ -1,0 +1,207 @@
+//! `ptx-pass`: the pass manager.
+//!
+//! A [`Pass`] transforms a module or, more often, one function at a time
+//! ([`FunctionPass`]); function passes run in parallel across functions with
+//! rayon, and every result is gathered in function order, so output does not
+//! depend on the thread count. The [`PassManager`] runs a list of passes,
+//! verifies after each one when asked (naming the pass that broke the IR),
+//! collects per-pass statistics and timings, and records optimization remarks.
+
+#![warn(missing_docs)]
+
+mod manager;
+
+pub use manager::{PassManager, PassManagerOptions, PassRecord, PassRun, PipelineError, Snapshot};
+use ptx_ir::{Diagnostic, Function, Module, Span};
+use std::collections::BTreeMap;
+
+/// What a pass leaves valid when it changes a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preserves {
+    /// Nothing: every analysis is recomputed.
+    Nothing,
+    /// The control-flow graph (no labels, branches or terminators changed).
+    Cfg,
+    /// Everything (the pass only reads, like `verify`).
+    All,
+}
+
+/// One optimization remark: a rewrite a pass made, where, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Remark {
+    /// The pass that made it.
+    pub pass: &'static str,
+    /// The source location of the rewritten instruction (may be synthetic).
+    pub span: Span,
+    /// The function it happened in.
+    pub function: String,
+    /// What changed, in words.
+    pub message: String,
+}
+
+/// Per-function context handed to a function pass.
+pub struct FunctionContext<'a> {
+    /// The module's header and globals (read-only while functions run in parallel).
+    pub module: &'a ModuleInfo,
+    stats: BTreeMap<&'static str, u64>,
+    remarks: Vec<Remark>,
+    pass: &'static str,
+    function: String,
+}
+
+impl<'a> FunctionContext<'a> {
+    /// A context for running `pass` on a function named `function`.
+    pub fn new(module: &'a ModuleInfo, pass: &'static str, function: &str) -> FunctionContext<'a> {
+        FunctionContext { module, stats: BTreeMap::new(), remarks: Vec::new(), pass, function: function.to_string() }
+    }
+
+    /// Adds `n` to the counter `name` of the running pass (`--stats`).
+    pub fn count(&mut self, name: &'static str, n: u64) {
+        *self.stats.entry(name).or_default() += n;
+    }
+
+    /// Records a remark about a rewrite at `span`.
+    pub fn remark(&mut self, span: Span, message: impl Into<String>) {
+        self.remarks.push(Remark {
+            pass: self.pass,
+            span,
+            function: self.function.clone(),
+            message: message.into(),
+        });
+    }
+
+    /// Consumes the context, returning its counters and remarks.
+    pub fn finish(self) -> (BTreeMap<&'static str, u64>, Vec<Remark>) {
+        (self.stats, self.remarks)
+    }
+}
+
+/// What a function pass can see of the module while it runs.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleInfo {
+    /// `.version` (major, minor).
+    pub version: (u32, u32),
+    /// The numeric SM of the first `sm_XX` target (80 for `sm_80`, `sm_90a`).
+    pub sm: Option<u32>,
+    /// `.address_size`.
+    pub address_size: Option<u32>,
+}
+
+impl ModuleInfo {
+    /// Extracts the header of a module.
+    pub fn of(module: &Module) -> ModuleInfo {
+        let sm = module.target.iter().find_map(|t| {
+            let digits: String = t.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
+            digits.parse().ok()
+        });
+        ModuleInfo { version: module.version, sm, address_size: module.address_size }
+    }
+
+    /// True if `.version` is at least `major.minor`.
+    pub fn version_at_least(&self, major: u32, minor: u32) -> bool {
+        self.version >= (major, minor)
+    }
+}
+
+/// A transformation (or check) over a whole module.
+pub trait Pass: Send + Sync {
+    /// The name used on the command line (`--passes=NAME`).
+    fn name(&self) -> &'static str;
+    /// What the pass preserves when it changes something.
+    fn preserves(&self) -> Preserves {
+        Preserves::Nothing
+    }
+    /// Runs the pass; returns whether anything changed.
+    fn run(&self, module: &mut Module, stats: &mut PassStats) -> Result<bool, Vec<Diagnostic>>;
+}
+
+/// A pass that works on one function at a time, independent of the others.
+pub trait FunctionPass: Send + Sync {
+    /// The name used on the command line.
+    fn name(&self) -> &'static str;
+    /// What the pass preserves when it changes something.
+    fn preserves(&self) -> Preserves {
+        Preserves::Nothing
+    }
+    /// Runs on one function; returns whether it changed.
+    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>>;
+}
+
+/// Counters and remarks gathered while a pass runs.
+#[derive(Clone, Debug, Default)]
+pub struct PassStats {
+    /// Named counters (`--stats`).
+    pub counters: BTreeMap<&'static str, u64>,
+    /// Remarks, in function order.
+    pub remarks: Vec<Remark>,
+}
+
+/// Runs a [`FunctionPass`] over every function with a body, in parallel, and
+/// merges statistics and diagnostics in function order.
+pub fn run_function_pass<P: FunctionPass + ?Sized>(
+    pass: &P,
+    module: &mut Module,
+    stats: &mut PassStats,
+) -> Result<bool, Vec<Diagnostic>> {
+    use rayon::prelude::*;
+    let info = ModuleInfo::of(module);
+    let name = pass.name();
+    let results: Vec<_> = module
+        .functions
+        .values_mut()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|func| {
+            if func.body.is_none() {
+                return (Ok(false), BTreeMap::new(), Vec::new());
+            }
+            let mut cx = FunctionContext::new(&info, name, &func.name);
+            let result = pass.run_on_function(func, &mut cx);
+            let (counters, remarks) = cx.finish();
+            (result, counters, remarks)
+        })
+        .collect();
+    let mut changed = false;
+    let mut errors = Vec::new();
+    for (result, counters, mut remarks) in results {
+        match result {
+            Ok(c) => changed |= c,
+            Err(mut e) => errors.append(&mut e),
+        }
+        for (k, v) in counters {
+            *stats.counters.entry(k).or_default() += v;
+        }
+        stats.remarks.append(&mut remarks);
+    }
+    if errors.is_empty() {
+        Ok(changed)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Adapts a [`FunctionPass`] to [`Pass`].
+pub struct PerFunction<P>(pub P);
+
+impl<P: FunctionPass> Pass for PerFunction<P> {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn preserves(&self) -> Preserves {
+        self.0.preserves()
+    }
+    fn run(&self, module: &mut Module, stats: &mut PassStats) -> Result<bool, Vec<Diagnostic>> {
+        run_function_pass(&self.0, module, stats)
+    }
+}
+
+/// A registry entry: one line per pass, which also drives `--help` and `--list-passes`.
+#[derive(Clone, Copy)]
+pub struct PassInfo {
+    /// Command-line name.
+    pub name: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+    /// Makes the pass.
+    pub create: fn() -> Box<dyn Pass>,
+}

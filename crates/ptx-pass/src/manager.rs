@@ -1,0 +1,100 @@
+//! Running a pipeline of passes.
+
+use crate::{Pass, PassStats};
+use ptx_ir::{Diagnostic, Module};
+use std::time::{Duration, Instant};
+
+/// Switches users of `opt` / `wasm-opt` expect.
+#[derive(Clone, Debug, Default)]
+pub struct PassManagerOptions {
+    /// Run the verifier after every pass and name the pass that broke the IR.
+    pub verify_each: bool,
+    /// Print the module after the passes with these names.
+    pub print_after: Vec<String>,
+    /// Print the module after every pass.
+    pub print_after_all: bool,
+}
+
+/// The module as text after a pass (for `--print-after`).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// The pass that just ran.
+    pub after: &'static str,
+    /// The printed module.
+    pub text: String,
+}
+
+/// What one pass did.
+#[derive(Clone, Debug)]
+pub struct PassRecord {
+    /// The pass.
+    pub name: &'static str,
+    /// Whether it changed the module.
+    pub changed: bool,
+    /// Wall time.
+    pub time: Duration,
+    /// Counters and remarks.
+    pub stats: PassStats,
+}
+
+/// The outcome of a pipeline run.
+#[derive(Clone, Debug, Default)]
+pub struct PassRun {
+    /// One record per pass, in order.
+    pub passes: Vec<PassRecord>,
+    /// Printed modules requested by `print_after`.
+    pub snapshots: Vec<Snapshot>,
+}
+
+/// Why a pipeline stopped.
+#[derive(Clone, Debug)]
+pub struct PipelineError {
+    /// The pass that failed, or (with `verify_each`) the pass after which the verifier failed.
+    pub pass: &'static str,
+    /// True if the verifier rejected the IR a pass produced (a bug in that pass).
+    pub broke_ir: bool,
+    /// The diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Runs passes in order.
+pub struct PassManager {
+    passes: Vec<Box<dyn Pass>>,
+    verifier: Option<Box<dyn Pass>>,
+    options: PassManagerOptions,
+}
+
+impl PassManager {
+    /// A pass manager over `passes`. `verifier` is used by `verify_each`.
+    pub fn new(passes: Vec<Box<dyn Pass>>, verifier: Option<Box<dyn Pass>>, options: PassManagerOptions) -> Self {
+        PassManager { passes, verifier, options }
+    }
+
+    /// Runs every pass on `module`.
+    pub fn run(&self, module: &mut Module) -> Result<PassRun, PipelineError> {
+        let mut run = PassRun::default();
+        for pass in &self.passes {
+            let name = pass.name();
+            let mut stats = PassStats::default();
+            let start = Instant::now();
+            let changed = pass
+                .run(module, &mut stats)
+                .map_err(|diagnostics| PipelineError { pass: name, broke_ir: false, diagnostics })?;
+            let time = start.elapsed();
+            run.passes.push(PassRecord { name, changed, time, stats });
+            if self.options.verify_each {
+                if let Some(verifier) = &self.verifier {
+                    verifier.run(module, &mut PassStats::default()).map_err(|diagnostics| PipelineError {
+                        pass: name,
+                        broke_ir: true,
+                        diagnostics,
+                    })?;
+                }
+            }
+            if self.options.print_after_all || self.options.print_after.iter().any(|p| p == name) {
+                run.snapshots.push(Snapshot { after: name, text: ptx_ir::print::print_module(module) });
+            }
+        }
+        Ok(run)
+    }
+}
