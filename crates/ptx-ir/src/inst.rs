@@ -86,6 +86,9 @@ pub struct Address {
     pub base: AddrBase,
     /// Byte offset added to the base.
     pub offset: i64,
+    /// True if an offset was written even though it is zero (`[%SP+0]`):
+    /// ptxas at -O0 (debug) generates different code for it.
+    pub explicit_zero: bool,
     /// Further comma-separated operands inside the brackets (texture coordinates).
     pub rest: Vec<Operand>,
 }

@@ -7,8 +7,19 @@ use crate::Span;
 use cranelift_entity::PrimaryMap;
 
 /// A PTX module: the header and the top-level items in source order.
+///
+/// A parsed module keeps its source text. The printer reproduces the source
+/// byte for byte for every part nobody changed (comments and layout
+/// included: ptxas embeds the PTX text and its line numbers in the cubin's
+/// debug sections), and prints changed functions afresh. Whoever changes a
+/// function must call [`Function::mark_changed`] (the pass manager does it for
+/// every pass that reports a change); whoever changes anything else at module
+/// level must call [`Module::mark_changed`].
 #[derive(Clone, Debug, Default)]
 pub struct Module {
+    /// The source text this module was parsed from, while the header,
+    /// variables and directives are unchanged.
+    pub source: Option<std::sync::Arc<str>>,
     /// `.version` major and minor.
     pub version: (u32, u32),
     /// `.target` entries (`sm_80`, `debug`, `texmode_independent`).
@@ -19,6 +30,13 @@ pub struct Module {
     pub items: Vec<ModuleItem>,
     /// The functions (entries and device functions, with or without body).
     pub functions: PrimaryMap<FuncId, Function>,
+}
+
+impl Module {
+    /// Forgets the source text: everything is printed afresh.
+    pub fn mark_changed(&mut self) {
+        self.source = None;
+    }
 }
 
 /// A top-level item.
@@ -215,8 +233,10 @@ pub struct Function {
     pub labels: PrimaryMap<LabelId, LabelData>,
     /// The body in order, or `None` for a declaration (`.extern .func f(...);`).
     pub body: Option<Vec<Stmt>>,
-    /// Where the function header starts.
+    /// The whole function in the source (header to closing brace).
     pub span: Span,
+    /// True while the function is exactly as parsed (printed verbatim).
+    pub pristine: bool,
 }
 
 impl Function {
@@ -235,7 +255,13 @@ impl Function {
             labels: PrimaryMap::new(),
             body: None,
             span: Span::default(),
+            pristine: false,
         }
+    }
+
+    /// Records that the function no longer matches its source text.
+    pub fn mark_changed(&mut self) {
+        self.pristine = false;
     }
 
     /// The printed name of a register (`%r7`).
@@ -260,6 +286,7 @@ impl Function {
     /// the function, at the top of the body. Names are `%ptxopt_<prefix><n>`
     /// numbered in creation order, so output stays deterministic.
     pub fn fresh_reg(&mut self, ty: ScalarType, prefix: &str) -> RegId {
+        self.mark_changed();
         let mut n = self.regs.len();
         let name = loop {
             let candidate = format!("%ptxopt_{prefix}{n}");

@@ -10,35 +10,95 @@ use crate::module::{DeclWord, Function, FunctionKind, Module, ModuleItem, RawDir
 use crate::opcodes::Opcode;
 use std::fmt::Write;
 
-/// Prints a whole module.
+/// Prints a whole module: parts unchanged since parsing come out byte for
+/// byte as they were written, changed functions are printed afresh.
 pub fn print_module(module: &Module) -> String {
-    let mut out = String::with_capacity(1 << 16);
-    write_module(module, &mut out);
+    let mut out = String::with_capacity(module.source.as_ref().map_or(1 << 16, |s| s.len() + (1 << 12)));
+    match &module.source {
+        Some(source) => write_module_preserving(module, source, &mut out),
+        None => write_module_canonical(module, &mut out),
+    }
     out
 }
 
-/// Appends the printed module to `out`.
-pub fn write_module(module: &Module, out: &mut String) {
+/// Prints a whole module afresh, ignoring the source text: one statement
+/// per line, comments dropped.
+pub fn print_module_canonical(module: &Module) -> String {
+    let mut out = String::with_capacity(1 << 16);
+    write_module_canonical(module, &mut out);
+    out
+}
+
+fn item_span(module: &Module, item: &ModuleItem) -> crate::Span {
+    match item {
+        ModuleItem::Variable(v) => v.span,
+        ModuleItem::Function(f) => module.functions[*f].span,
+        ModuleItem::Raw(r) => r.span,
+    }
+}
+
+fn write_module_preserving(module: &Module, source: &str, out: &mut String) {
+    let mut copied_to = 0usize;
+    for item in &module.items {
+        let span = item_span(module, item);
+        let (start, end) = (span.start as usize, span.end as usize);
+        let verbatim = match item {
+            ModuleItem::Function(f) => module.functions[*f].pristine,
+            _ => true,
+        };
+        if span.is_synthetic() || start < copied_to || end > source.len() {
+            // An item a pass added: print it after what came before.
+            out.push('\n');
+            write_item(module, item, out);
+            continue;
+        }
+        if verbatim {
+            out.push_str(&source[copied_to..end]);
+        } else {
+            out.push_str(&source[copied_to..start]);
+            match item {
+                ModuleItem::Function(f) => write_function_body_only(&module.functions[*f], out),
+                _ => write_item(module, item, out),
+            }
+        }
+        copied_to = end;
+    }
+    out.push_str(&source[copied_to.min(source.len())..]);
+}
+
+/// A function printed in place of its source text (no leading blank line,
+/// no trailing newline: the surrounding source supplies those).
+fn write_function_body_only(func: &Function, out: &mut String) {
+    let mut text = String::new();
+    write_function(func, &mut text);
+    out.push_str(text.trim_end_matches('\n'));
+}
+
+fn write_item(module: &Module, item: &ModuleItem, out: &mut String) {
+    match item {
+        ModuleItem::Variable(var) => {
+            write_variable(var, out);
+            out.push_str(";\n");
+        }
+        ModuleItem::Function(id) => {
+            out.push('\n');
+            write_function(&module.functions[*id], out);
+        }
+        ModuleItem::Raw(raw) => {
+            write_raw(raw, out);
+            out.push('\n');
+        }
+    }
+}
+
+fn write_module_canonical(module: &Module, out: &mut String) {
     let _ = writeln!(out, ".version {}.{}", module.version.0, module.version.1);
     let _ = writeln!(out, ".target {}", module.target.join(", "));
     if let Some(size) = module.address_size {
         let _ = writeln!(out, ".address_size {size}");
     }
     for item in &module.items {
-        match item {
-            ModuleItem::Variable(var) => {
-                write_variable(var, out);
-                out.push_str(";\n");
-            }
-            ModuleItem::Function(id) => {
-                out.push('\n');
-                write_function(&module.functions[*id], out);
-            }
-            ModuleItem::Raw(raw) => {
-                write_raw(raw, out);
-                out.push('\n');
-            }
-        }
+        write_item(module, item, out);
     }
 }
 
@@ -285,7 +345,7 @@ pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
                 AddrBase::Symbol(n) => write_name(func, *n, out),
                 AddrBase::Absolute(i) => write_operand(func, &Operand::Int(*i), out),
             }
-            if a.offset != 0 {
+            if a.offset != 0 || a.explicit_zero {
                 let _ = write!(out, "+{}", a.offset);
             }
             for op in &a.rest {

@@ -66,6 +66,11 @@ struct Cli {
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
 
+    /// Print everything afresh (one statement per line, comments dropped)
+    /// instead of keeping the text of unchanged parts.
+    #[arg(long)]
+    reformat: bool,
+
     /// List the registered passes and exit.
     #[arg(long)]
     list_passes: bool,
@@ -130,6 +135,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         print_after: cli.print_after.clone(),
         print_after_all: cli.print_after_all,
         threads: cli.threads,
+        reformat: cli.reformat,
     };
     let mut module = match ptx_opt::parse(&source) {
         Ok(m) => m,
@@ -157,7 +163,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         render::times(&mut stderr, &run);
     }
     drop(stderr);
-    let text = ptx_opt::print(&module);
+    let text = if cli.reformat { ptx_opt::ir::print::print_module_canonical(&module) } else { ptx_opt::print(&module) };
     write_output(cli.output.as_deref(), &text)
 }
 

@@ -29,6 +29,9 @@ pub struct Options {
     pub print_after_all: bool,
     /// Worker threads for function passes (None: rayon's default).
     pub threads: Option<usize>,
+    /// Print everything afresh (one statement per line, comments dropped)
+    /// instead of keeping the text of unchanged parts.
+    pub reformat: bool,
 }
 
 impl Options {
@@ -161,6 +164,10 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
 pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
     let mut module = parse(source)?;
     let run = run_passes(&mut module, options)?;
+    if options.reformat {
+        module.mark_changed();
+        return Ok(Output { ptx: ptx_ir::print::print_module_canonical(&module), run });
+    }
     Ok(Output { ptx: print(&module), run })
 }
 

@@ -33,5 +33,5 @@ pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
     errors::check_nesting(source)?;
     let mut pairs = PtxParser::parse(Rule::file, source).map_err(|e| vec![errors::describe(source, &e)])?;
     let file = pairs.next().expect("the file rule produces one pair");
-    lower::lower_file(file)
+    lower::lower_file(file, source)
 }

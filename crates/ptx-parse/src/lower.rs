@@ -20,8 +20,8 @@ fn span_of(pair: &Pair<'_, Rule>) -> Span {
 }
 
 /// Lowers a `file` pair.
-pub fn lower_file(file: Pair<'_, Rule>) -> Result<Module, Vec<Diagnostic>> {
-    let mut module = Module::default();
+pub fn lower_file(file: Pair<'_, Rule>, source: &str) -> Result<Module, Vec<Diagnostic>> {
+    let mut module = Module { source: Some(source.into()), ..Module::default() };
     let mut errors = Vec::new();
     for pair in file.into_inner() {
         match pair.as_rule() {
@@ -30,7 +30,9 @@ pub fn lower_file(file: Pair<'_, Rule>) -> Result<Module, Vec<Diagnostic>> {
                 let (maj, min) = text.split_once('.').unwrap_or((text, "0"));
                 module.version = (maj.parse().unwrap_or(0), min.parse().unwrap_or(0));
             }
-            Rule::target => module.target = pair.into_inner().map(|p| p.as_str().to_string()).collect(),
+            Rule::target => {
+                module.target = pair.into_inner().map(|p| p.as_str().to_string()).collect();
+            }
             Rule::address_size => {
                 let span = span_of(&pair);
                 match pair.into_inner().next().map(|p| p.as_str().parse::<u32>()) {
@@ -45,10 +47,15 @@ pub fn lower_file(file: Pair<'_, Rule>) -> Result<Module, Vec<Diagnostic>> {
                 module.items.push(ModuleItem::Raw(raw(&pair, &name, true)));
             }
             Rule::section => module.items.push(ModuleItem::Raw(lower_section(pair))),
-            Rule::variable => match lower_variable(pair) {
-                Ok(v) => module.items.push(ModuleItem::Variable(v)),
-                Err(e) => errors.push(e),
-            },
+            Rule::variable_stmt => {
+                let span = span_of(&pair);
+                let var = pair.into_inner().next().expect("variable_stmt wraps a variable");
+                match lower_variable(var) {
+                    // The item's span includes the `;`, so verbatim printing covers it.
+                    Ok(v) => module.items.push(ModuleItem::Variable(Variable { span, ..v })),
+                    Err(e) => errors.push(e),
+                }
+            }
             Rule::function => match lower_function(pair) {
                 Ok(f) => {
                     let id = module.functions.push(f);
@@ -231,6 +238,7 @@ fn lower_function(pair: Pair<'_, Rule>) -> Result<Function, Vec<Diagnostic>> {
     let span = span_of(&pair);
     let mut func = Function::new(FunctionKind::Func, String::new());
     func.span = span;
+    func.pristine = true;
     let mut lowering = FunctionLowering {
         func,
         scopes: vec![Scope::default()],
@@ -688,6 +696,7 @@ impl FunctionLowering {
     fn address(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {
         let mut base = None;
         let mut offset = 0i64;
+        let mut explicit_zero = false;
         let mut rest = Vec::new();
         for part in pair.into_inner() {
             match part.as_rule() {
@@ -733,11 +742,12 @@ impl FunctionLowering {
                         return None;
                     };
                     offset = if negative { -v } else { v };
+                    explicit_zero = offset == 0;
                 }
                 _ => rest.push(self.operand(part)?),
             }
         }
-        Some(Operand::Address(Box::new(Address { base: base?, offset, rest })))
+        Some(Operand::Address(Box::new(Address { base: base?, offset, explicit_zero, rest })))
     }
 
     /// Resolves the pending symbol operands of the innermost block against

@@ -157,6 +157,9 @@ pub fn run_function_pass<P: FunctionPass + ?Sized>(
             }
             let mut cx = FunctionContext::new(&info, name, &func.name);
             let result = pass.run_on_function(func, &mut cx);
+            if matches!(result, Ok(true)) {
+                func.mark_changed();
+            }
             let (counters, remarks) = cx.finish();
             (result, counters, remarks)
         })
