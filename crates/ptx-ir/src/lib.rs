@@ -10,7 +10,9 @@
 
 #![warn(missing_docs)]
 
+pub mod edit;
 pub mod entities;
+pub mod fresh;
 pub mod inst;
 pub mod module;
 pub mod opcodes;
@@ -20,6 +22,8 @@ pub mod views;
 pub mod words;
 
 pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
+pub use edit::BodyEdits;
+pub use fresh::FreshRegs;
 pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Operand};
 pub use module::{
     DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,

@@ -282,30 +282,4 @@ impl Function {
         })
     }
 
-    /// Declares a fresh scalar register that cannot collide with any name in
-    /// the function, at the top of the body. Names are `%ptxopt_<prefix><n>`
-    /// numbered in creation order, so output stays deterministic.
-    pub fn fresh_reg(&mut self, ty: ScalarType, prefix: &str) -> RegId {
-        self.mark_changed();
-        let mut n = self.regs.len();
-        let name = loop {
-            let candidate = format!("%ptxopt_{prefix}{n}");
-            if self.names.find(&candidate).is_none() {
-                break self.names.intern(&candidate);
-            }
-            n += 1;
-        };
-        let reg = self.regs.push(RegData { ty: RegType::scalar(ty), name, index: None });
-        let decl = RegDecl {
-            ty: RegType::scalar(ty),
-            align: None,
-            items: vec![RegDeclItem { first: reg, count: None }],
-            span: Span::default(),
-        };
-        if let Some(body) = &mut self.body {
-            let at = body.iter().position(|s| !matches!(s, Stmt::RegDecl(_))).unwrap_or(body.len());
-            body.insert(at, Stmt::RegDecl(decl));
-        }
-        reg
-    }
 }

@@ -238,9 +238,12 @@ fn write_reg_decl(func: &Function, decl: &RegDecl, out: &mut String) {
         if i > 0 {
             out.push_str(", ");
         }
-        out.push_str(func.names.get(func.regs[item.first].name));
-        if let Some(n) = item.count {
-            let _ = write!(out, "<{n}>");
+        match item.count {
+            Some(n) => {
+                out.push_str(func.names.get(func.regs[item.first].name));
+                let _ = write!(out, "<{n}>");
+            }
+            None => write_reg(func, item.first, out),
         }
     }
     out.push(';');

@@ -1,0 +1,77 @@
+//! Batched body edits: passes record insertions and removals while they
+//! look at the function, then apply them in one linear sweep. Applying edits
+//! one at a time to the statement vector would be quadratic.
+
+use crate::entities::InstId;
+use crate::inst::Inst;
+use crate::module::{Function, Stmt};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Pending edits to a function's body.
+#[derive(Debug, Default)]
+pub struct BodyEdits {
+    before: FxHashMap<InstId, Vec<InstId>>,
+    after: FxHashMap<InstId, Vec<InstId>>,
+    removed: FxHashSet<InstId>,
+}
+
+impl BodyEdits {
+    /// No edits yet.
+    pub fn new() -> BodyEdits {
+        BodyEdits::default()
+    }
+
+    /// Adds `inst` to the function's arena and schedules it just before
+    /// `anchor` (after anything already scheduled there).
+    pub fn insert_before(&mut self, func: &mut Function, anchor: InstId, inst: Inst) -> InstId {
+        let id = func.insts.push(inst);
+        self.before.entry(anchor).or_default().push(id);
+        id
+    }
+
+    /// Adds `inst` and schedules it just after `anchor` (after anything
+    /// already scheduled there).
+    pub fn insert_after(&mut self, func: &mut Function, anchor: InstId, inst: Inst) -> InstId {
+        let id = func.insts.push(inst);
+        self.after.entry(anchor).or_default().push(id);
+        id
+    }
+
+    /// Schedules `inst` for removal from the body.
+    pub fn remove(&mut self, inst: InstId) {
+        self.removed.insert(inst);
+    }
+
+    /// True if nothing is scheduled.
+    pub fn is_empty(&self) -> bool {
+        self.before.is_empty() && self.after.is_empty() && self.removed.is_empty()
+    }
+
+    /// Applies the edits in one pass over the body; marks the function changed
+    /// if there were any. Removed instructions stay in the arena, unreferenced.
+    pub fn apply(mut self, func: &mut Function) -> bool {
+        if self.is_empty() {
+            return false;
+        }
+        let Some(body) = func.body.take() else { return false };
+        let mut out = Vec::with_capacity(body.len() + self.before.len() + self.after.len());
+        for stmt in body {
+            let Stmt::Inst(id) = stmt else {
+                out.push(stmt);
+                continue;
+            };
+            if let Some(list) = self.before.remove(&id) {
+                out.extend(list.into_iter().map(Stmt::Inst));
+            }
+            if !self.removed.contains(&id) {
+                out.push(Stmt::Inst(id));
+            }
+            if let Some(list) = self.after.remove(&id) {
+                out.extend(list.into_iter().map(Stmt::Inst));
+            }
+        }
+        func.body = Some(out);
+        func.mark_changed();
+        true
+    }
+}
