@@ -7,10 +7,14 @@
 
 #![warn(missing_docs)]
 
-use ptx_pass::{Pass, PassInfo};
+pub mod legalize_relaxed;
+
+use ptx_pass::{Pass, PassInfo, PerFunction};
 
 /// Every pass, alphabetically.
-pub const REGISTRY: &[PassInfo] = &[];
+pub const REGISTRY: &[PassInfo] = &[
+    PassInfo { name: "legalize-relaxed", description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)", create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)) },
+];
 
 /// Looks up a pass by command-line name.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {

@@ -433,6 +433,7 @@ pub const WORDS: &[&str] = &[
     "op_restrict",
     "or",
     "p",
+    "pack",
     "packed_type",
     "param",
     "param::entry",
