@@ -8,19 +8,8 @@
 //! cubin (`.nv_debug_ptx_txt`, with line info); there the machine code
 //! (`.text.*`) must still be identical.
 
+use crate::corpus::{self, CorpusFile};
 use rayon::prelude::*;
-use std::path::PathBuf;
-
-fn corpus_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/public");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-        .collect();
-    files.sort();
-    files
-}
 
 fn text_sections(cubin: &[u8]) -> Vec<(String, Vec<u8>)> {
     ptx_toolchain::elf_sections(cubin).into_iter().filter(|(name, _)| name.starts_with(".text.")).collect()
@@ -35,17 +24,15 @@ enum Verdict {
     SameCodeDebugTextDiffers,
 }
 
-fn check(toolchain: &ptx_toolchain::Toolchain, path: &PathBuf) -> Result<(Verdict, Verdict), String> {
-    let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let source = std::fs::read_to_string(path).unwrap();
-    let target = ptx_toolchain::target_of(&source).ok_or(format!("{name}: no target"))?;
-    let module = ptx_opt::parse(&source).map_err(|e| format!("{name}: {e}"))?;
+fn check(file: &CorpusFile) -> Result<(Verdict, Verdict), String> {
+    let name = &file.name;
+    let module = ptx_opt::parse(&file.source).map_err(|e| format!("{name}: {e}"))?;
     let preserved = ptx_opt::print(&module);
     let canonical = ptx_ir::print::print_module_canonical(&module);
     let compile = |text: &str, what: &str| {
-        toolchain.compile(text, &target, &[]).map_err(|e| format!("{name}: {what} rejected: {e}"))
+        corpus::toolchain().compile(text, &file.target, &[]).map_err(|e| format!("{name}: {what} rejected: {e}"))
     };
-    let original = compile(&source, "original")?;
+    let original = corpus::original_cubin(file);
     let judge = |cubin: Vec<u8>, what: &str| -> Result<Verdict, String> {
         if cubin == original {
             Ok(Verdict::Identical)
@@ -62,10 +49,9 @@ fn check(toolchain: &ptx_toolchain::Toolchain, path: &PathBuf) -> Result<(Verdic
 
 #[test]
 fn round_trip_gives_identical_cubin_for_every_public_file() {
-    let toolchain = ptx_toolchain::ensure().expect("ptxas is available");
-    let files = corpus_files();
+    let files = corpus::files();
     assert_eq!(files.len(), 227);
-    let results: Vec<Result<(Verdict, Verdict), String>> = files.par_iter().map(|p| check(&toolchain, p)).collect();
+    let results: Vec<Result<(Verdict, Verdict), String>> = files.par_iter().map(check).collect();
     let failures: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
     assert!(failures.is_empty(), "{} of {} files failed:\n{:#?}", failures.len(), files.len(), failures);
     let preserved_identical = results.iter().filter(|r| matches!(r, Ok((Verdict::Identical, _)))).count();

@@ -1,0 +1,6 @@
+//! Integration tests of the facade: the whole pipeline over real PTX, judged
+//! by ptxas. One test binary; one module per concern.
+
+mod corpus;
+mod legalize_relaxed;
+mod round_trip;
