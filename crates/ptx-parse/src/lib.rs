@@ -5,6 +5,8 @@
 
 #![warn(missing_docs)]
 
+extern crate alloc;
+
 mod errors;
 mod lower;
 
