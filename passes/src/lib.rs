@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod legalize_relaxed;
+pub mod prmt_lanes;
 
 use ptx_pass::{Pass, PassInfo, PerFunction};
 
