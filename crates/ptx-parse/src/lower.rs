@@ -256,7 +256,8 @@ fn lower_function(pair: Pair<'_, Rule>) -> Result<Function, Vec<Diagnostic>> {
             Rule::ident => lowering.func.name = part.as_str().to_string(),
             Rule::param_list => lowering.func.params = Some(lowering.params(part)),
             Rule::func_attr => {
-                let attr = part.into_inner().next().expect("func_attr has one child");
+                // The whole attribute: for `.pragma "..." ;` the only children are the strings.
+                let attr = part;
                 let semicolon = attr.as_str().trim_end().ends_with(';');
                 let name = attr.as_str()[1..].split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
                 let mut directive = raw(&attr, name, semicolon);
