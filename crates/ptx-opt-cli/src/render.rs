@@ -2,7 +2,8 @@
 //!
 //! A diagnostic's first line is `FILE:LINE:COL: error: MESSAGE`, the format of
 //! gcc and clang that editors and build tools parse; a source snippet with a
-//! caret follows.
+//! caret follows. Long lines (generated PTX can have very long ones) are cut
+//! to a window around the column, so the caret stays on screen.
 
 use ptx_opt::{Error, ErrorKind, LineIndex, PassRun};
 use std::io::Write;
@@ -25,17 +26,46 @@ pub fn diagnostics_to_string(file: &str, source: &str, error: &Error) -> String 
         if d.span.is_synthetic() && !matches!(error.kind, ErrorKind::Parse) {
             continue;
         }
-        let text = index.line_text(source, line);
         let gutter = line.to_string().len();
         let end = (d.span.end as usize).max(start + 1);
         let (end_line, end_col) = index.line_col(source, end);
         let width = if end_line == line { end_col.saturating_sub(col).max(1) } else { 1 };
+        let (text, col) = snippet_window(index.line_text(source, line), col);
         let pad: String = text.chars().take(col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let width = width.min(text.chars().count().saturating_sub(col - 1).max(1));
         out.push_str(&format!("{:gutter$} |\n", ""));
         out.push_str(&format!("{line} | {text}\n"));
-        out.push_str(&format!("{:gutter$} | {pad}{}\n", "", "^".repeat(width.min(80))));
+        out.push_str(&format!("{:gutter$} | {pad}{}\n", "", "^".repeat(width)));
     }
     out
+}
+
+/// Longest source line shown in full, in characters.
+const MAX_SNIPPET: usize = 100;
+/// How many characters before the column a cut line keeps.
+const CONTEXT_BEFORE: usize = 60;
+
+/// The part of `text` to show for 1-based column `col`, and the column in
+/// that part: the whole line if short, otherwise a window with `...` where
+/// it was cut.
+fn snippet_window(text: &str, col: usize) -> (String, usize) {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= MAX_SNIPPET {
+        return (text.to_string(), col);
+    }
+    let first = (col - 1).saturating_sub(CONTEXT_BEFORE).min(chars.len());
+    let last = (first + MAX_SNIPPET).min(chars.len());
+    let mut shown = String::new();
+    let mut col = col - first;
+    if first > 0 {
+        shown.push_str("...");
+        col += 3;
+    }
+    shown.extend(&chars[first..last]);
+    if last < chars.len() {
+        shown.push_str("...");
+    }
+    (shown, col)
 }
 
 /// Writes an error to standard error.
