@@ -1,0 +1,163 @@
+//! Command-line behaviour of `ptx-opt`: flags and exit codes (0 ok, 1 bad
+//! input, 2 usage), the atomic `-o`, standard input, byte-identical output
+//! when no pass runs, and a quiet exit when the reader of standard output
+//! goes away.
+
+use crate::{corpus_file, ptx_opt, stderr_of, testdata};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A small valid module from the parse testdata.
+fn sample() -> (PathBuf, Vec<u8>) {
+    let path = testdata("parse").join("registers.ptx");
+    let bytes = std::fs::read(&path).expect("testdata/parse/registers.ptx is readable");
+    (path, bytes)
+}
+
+/// The names in a directory, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("listable directory")
+        .map(|e| e.expect("directory entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs `ptx-opt args` (in a scratch directory) and checks the exit status,
+/// that standard output contains `stdout_has` (all of them) and standard
+/// error contains `stderr_has`; an empty `stderr_has` means stderr is empty.
+fn check(args: &[&str], status: i32, stdout_has: &[&str], stderr_has: &str) {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let output = ptx_opt(dir.path(), args, b"");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(status), "ptx-opt {args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    for needle in stdout_has {
+        assert!(stdout.contains(needle), "ptx-opt {args:?}: stdout lacks {needle:?}:\n{stdout}");
+    }
+    if stdout_has.is_empty() {
+        assert!(stdout.is_empty(), "ptx-opt {args:?}: unexpected stdout:\n{stdout}");
+    }
+    if stderr_has.is_empty() {
+        assert!(stderr.is_empty(), "ptx-opt {args:?}: unexpected stderr:\n{stderr}");
+    } else {
+        assert!(stderr.contains(stderr_has), "ptx-opt {args:?}: stderr lacks {stderr_has:?}:\n{stderr}");
+    }
+}
+
+#[test]
+fn flags_and_usage_errors() {
+    let help = ["Usage:", "-o <FILE>", "--passes <LIST>", "-O <LEVEL>", "--list-passes", "--verify-each", "--reformat"];
+    check(&["--help"], 0, &help, "");
+    check(&["--help"], 0, &["Passes:", "-O0:", "-O2:"], "");
+    check(&["--version"], 0, &[&format!("ptx-opt {}", env!("CARGO_PKG_VERSION"))], "");
+    // Pass names are checked before the input is read: a missing file is not reached.
+    check(&["--passes", "no-such-pass", "missing.ptx"], 2, &[], "unknown pass 'no-such-pass'");
+    check(&["--print-after", "no-such-pass", "missing.ptx"], 2, &[], "unknown pass 'no-such-pass'");
+    check(&["--passes", "verify", "-O", "1", "missing.ptx"], 2, &[], "cannot be combined");
+    check(&["--threads", "0", "missing.ptx"], 2, &[], "--threads must be at least 1");
+    check(&["-O", "3"], 2, &[], "-O");
+    check(&["--no-such-flag"], 2, &[], "--no-such-flag");
+    check(&["missing.ptx"], 1, &[], "cannot read 'missing.ptx'");
+}
+
+#[test]
+fn list_passes_prints_the_registry() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let output = ptx_opt(dir.path(), &["--list-passes"], b"");
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
+    let names: Vec<&str> = stdout.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    let registry: Vec<&str> = ptx_opt::passes().iter().map(|p| p.name).collect();
+    assert_eq!(names, registry);
+    for pass in ptx_opt::passes() {
+        assert!(stdout.contains(pass.description), "--list-passes lacks the description of {}", pass.name);
+    }
+}
+
+#[test]
+fn output_file_is_written() {
+    let (input, bytes) = sample();
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let out = dir.path().join("out.ptx");
+    let output = ptx_opt(dir.path(), &[input.to_str().expect("UTF-8 path"), "-o", "out.ptx"], b"");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    assert!(output.stdout.is_empty(), "with -o nothing goes to standard output");
+    assert_eq!(std::fs::read(&out).expect("-o file exists"), bytes);
+    assert_eq!(listing(dir.path()), ["out.ptx"], "no temporary file is left behind");
+}
+
+#[test]
+fn parse_error_leaves_existing_output_untouched() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let bad = testdata("parse-errors").join("missing-semicolon.ptx");
+    std::fs::write(dir.path().join("existing.ptx"), "previous contents\n").expect("writable scratch directory");
+    let before = listing(dir.path());
+    let output = ptx_opt(dir.path(), &[bad.to_str().expect("UTF-8 path"), "-o", "existing.ptx"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr_of(&output).contains("expected ';' after instruction"), "{}", stderr_of(&output));
+    assert_eq!(std::fs::read_to_string(dir.path().join("existing.ptx")).expect("still there"), "previous contents\n");
+    assert_eq!(listing(dir.path()), before, "no temporary file is left behind");
+}
+
+#[test]
+fn output_equal_to_input_is_refused() {
+    let (_, bytes) = sample();
+    let dir = tempfile::tempdir().expect("scratch directory");
+    std::fs::write(dir.path().join("in.ptx"), &bytes).expect("writable scratch directory");
+    // The same file under two spellings.
+    let output = ptx_opt(dir.path(), &["in.ptx", "-o", "./in.ptx"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_of(&output).contains("is the input file"), "{}", stderr_of(&output));
+    assert!(output.stdout.is_empty());
+    assert_eq!(std::fs::read(dir.path().join("in.ptx")).expect("input still there"), bytes);
+    assert_eq!(listing(dir.path()), ["in.ptx"]);
+}
+
+#[test]
+fn reads_standard_input() {
+    let (_, bytes) = sample();
+    let dir = tempfile::tempdir().expect("scratch directory");
+    for args in [&["-"][..], &[][..]] {
+        let output = ptx_opt(dir.path(), args, &bytes);
+        assert_eq!(output.status.code(), Some(0), "ptx-opt {args:?}: {}", stderr_of(&output));
+        assert_eq!(output.stdout, bytes, "ptx-opt {args:?} echoes standard input");
+    }
+    // Diagnostics for standard input name it `<stdin>`.
+    let bad = std::fs::read(testdata("parse-errors").join("missing-semicolon.ptx")).expect("readable");
+    let output = ptx_opt(dir.path(), &["-"], &bad);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr_of(&output).starts_with("<stdin>:10:16: error: "), "{}", stderr_of(&output));
+}
+
+#[test]
+fn no_passes_prints_a_corpus_file_byte_identically() {
+    let input = corpus_file("nvrtc-13.5__device_funcs__sm_80__G.ptx");
+    let bytes = std::fs::read(&input).expect("the shared corpus is beside the workspace");
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let output = ptx_opt(dir.path(), &[input.to_str().expect("UTF-8 path")], b"");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    assert!(output.stdout == bytes, "output differs from the input");
+}
+
+#[test]
+fn closed_stdout_pipe_exits_quietly() {
+    // Larger than any pipe buffer, so ptx-opt is still writing when the reader is gone.
+    let input = corpus_file("nvcc-13.5__thrust_cub_device__sm_80.ptx");
+    assert!(std::fs::metadata(&input).expect("corpus file").len() > 1 << 20);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ptx-opt"))
+        .arg(&input)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ptx-opt starts");
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child.stderr.take().expect("stderr is piped").read_to_string(&mut stderr).expect("stderr readable");
+    let status = child.wait().expect("ptx-opt exits");
+    assert!(stderr.is_empty(), "expected a quiet exit, stderr:\n{stderr}");
+    assert_eq!(status.code(), Some(0), "a closed pipe is not an error");
+}
