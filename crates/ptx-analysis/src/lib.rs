@@ -1,0 +1,32 @@
+//! `ptx-analysis`: the analyses passes build on, per function.
+//!
+//! - [`Cfg`]: basic blocks and the control-flow graph (petgraph), with an
+//!   entry and an exit node, label → block and instruction → block maps.
+//! - [`DomTree`]: dominators (`petgraph::algo::dominators::simple_fast`) with
+//!   constant-time dominance queries.
+//! - [`DefUse`]: reaching definitions (bit-vector dataflow) and def-use
+//!   chains, with the queries passes need: [`DefUse::reaching_defs`],
+//!   [`DefUse::uses_of`], [`DefUse::known_constant`],
+//!   [`DefUse::value_unchanged_between`], [`DefUse::is_dead`].
+//! - [`FunctionAnalyses`]: a lazy cache of the three, invalidated by [`Keep`].
+//! - [`cfg_dot`] / [`defuse_dot`]: Graphviz output for debugging.
+//!
+//! Every analysis is conservative where the IR is: unknown opcodes may read
+//! and write all their registers, unresolvable branches may go to any label.
+//! Nothing here panics on a function the parser accepted, and nothing
+//! depends on hash-map iteration order.
+
+#![warn(missing_docs)]
+
+mod bits;
+pub mod cache;
+pub mod cfg;
+pub mod defuse;
+pub mod dom;
+pub mod dot;
+
+pub use cache::{FunctionAnalyses, Keep};
+pub use cfg::{Block, BlockData, Cfg, CfgNode, EdgeKind, InstPos};
+pub use defuse::{DefSite, DefUse, DuNode, UsePos, UseSite};
+pub use dom::DomTree;
+pub use dot::{cfg_dot, defuse_dot};
