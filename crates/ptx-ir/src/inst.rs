@@ -313,6 +313,12 @@ impl Inst {
         let shape = opcodes::operand_shape(self);
         for (i, op) in self.operands.iter().enumerate() {
             let role = shape.role(i);
+            // Writing one element of a vector register (`%v.w`) keeps the
+            // others: the register is read as well as written.
+            let role = match (op, role) {
+                (Operand::RegComponent(..), Access::Def) => Access::UseDef,
+                _ => role,
+            };
             op.for_each_reg(&mut |r, in_addr| {
                 let access = if in_addr { Access::Use } else { role };
                 f(i, r, access)

@@ -430,11 +430,8 @@ impl FunctionLowering {
                         _ => ("calltargets", true),
                     };
                     let mut directive = raw(&d, name, semicolon);
-                    if name != "loc" {
-                        directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
-                    } else {
-                        directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
-                    }
+                    // One line, single spaces: the canonical printer's form.
+                    directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
                     out.push(Stmt::Raw(directive));
                 }
                 Rule::instruction => {
