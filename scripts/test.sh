@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/fetch-toolchain.sh
+# Snapshots are checked, never written: a mismatch fails (as `cargo insta test --check`).
+export INSTA_UPDATE=no INSTA_FORCE_PASS=0
 cargo test --workspace "$@"
