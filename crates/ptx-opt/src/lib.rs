@@ -2,13 +2,32 @@
 //!
 //! Everything is in memory and explicit: no environment variables, no global
 //! state, nothing printed. Errors are data ([`Error`]) carrying byte spans;
-//! [`LineIndex`] turns them into line and column.
+//! [`LineIndex`] turns them into line and column. This is the crate a JIT
+//! compiler or a build tool links; `ptx-opt-capi` wraps it for C and C++.
 //!
 //! ```
 //! let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
 //! let out = ptx_opt::optimize(ptx, &ptx_opt::Options::default()).unwrap();
 //! assert!(out.ptx.contains(".entry k"));
 //! ```
+//!
+//! The three steps can also be taken one at a time, keeping the [`Module`]
+//! in between (to inspect it, or to run several pipelines on it):
+//!
+//! ```
+//! # let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+//! let mut module = ptx_opt::parse(ptx)?;
+//! let run = ptx_opt::run_passes(&mut module, &ptx_opt::Options::with_level(2))?;
+//! let text = ptx_opt::print(&module);
+//! // Nothing to rewrite in this kernel: the output is the input, byte for byte.
+//! assert_eq!(text, ptx);
+//! assert!(run.passes.iter().all(|p| !p.changed));
+//! # Ok::<(), ptx_opt::Error>(())
+//! ```
+//!
+//! Every public type is `Send + Sync` (checked at compile time below), so a
+//! service may share [`Options`] between threads and optimize one module per
+//! thread; calls share no mutable state.
 
 #![deny(missing_docs)]
 
@@ -16,7 +35,33 @@ pub use ptx_ir as ir;
 pub use ptx_ir::{Diagnostic, Module, Span};
 pub use ptx_pass::{PassRecord, PassRun, Remark, Snapshot};
 
-/// What to run.
+/// What to run: the passes, in order, and how.
+///
+/// The default runs no pass: the module is parsed and printed back, byte for
+/// byte. Build one from an optimization level or from a list of pass names
+/// (see [`passes`] for the registry); the fields are public, so the other
+/// switches are set directly.
+///
+/// ```
+/// use ptx_opt::Options;
+///
+/// // The default pipeline of -O2, as the command line's `-O2`.
+/// let o2 = Options::with_level(2);
+/// assert_eq!(o2.passes, ptx_opt::pipeline(2));
+///
+/// // Named passes, as `--passes=legalize-relaxed --verify-each --threads=4`.
+/// let options = Options { verify_each: true, threads: Some(4), ..Options::with_passes(["legalize-relaxed"]) };
+/// assert_eq!(options.passes, ["legalize-relaxed"]);
+/// ```
+///
+/// A name that is not registered is reported when the passes run, as
+/// [`ErrorKind::UnknownPass`]:
+///
+/// ```
+/// # let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+/// let err = ptx_opt::optimize(ptx, &ptx_opt::Options::with_passes(["no-such-pass"])).unwrap_err();
+/// assert_eq!(err.kind, ptx_opt::ErrorKind::UnknownPass("no-such-pass".into()));
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Pass names, in order (empty: parse and print only).
@@ -46,7 +91,39 @@ impl Options {
     }
 }
 
-/// The result of [`optimize`].
+/// The result of [`optimize`]: the printed module and what each pass did.
+///
+/// `run` holds one [`PassRecord`] per pass, with its counters (the
+/// command line's `--stats`), wall time and [`Remark`]s: one per rewrite, with
+/// the span of the rewritten instruction in the input (a synthesized span,
+/// `0..0`, for code that has no place in it).
+///
+/// ```
+/// let ptx = "\
+/// .version 8.0
+/// .target sm_80
+/// .address_size 64
+/// .visible .entry k(.param .u64 p)
+/// {
+/// \t.reg .b32 %r<2>;
+/// \t.reg .b64 %rd<2>;
+/// \tld.param.u64 %rd1, [p];
+/// \tld.global.u8 %r1, [%rd1];
+/// \tst.global.u32 [%rd1], %r1;
+/// \tret;
+/// }
+/// ";
+/// let out = ptx_opt::optimize(ptx, &ptx_opt::Options::with_passes(["legalize-relaxed"]))?;
+/// // The 8-bit load into a 32-bit register now goes through an explicit cvt.
+/// assert!(out.ptx.contains("cvt."));
+/// let record = &out.run.passes[0];
+/// assert!(record.changed);
+/// let remark = &record.stats.remarks[0];
+/// let line_index = ptx_opt::LineIndex::new(ptx);
+/// assert_eq!(line_index.line_col(ptx, remark.span.start as usize), (9, 2));
+/// assert_eq!(remark.function, "k");
+/// # Ok::<(), ptx_opt::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Output {
     /// The printed module.
@@ -70,7 +147,29 @@ pub enum ErrorKind {
     Threads(String),
 }
 
-/// An error with its diagnostics.
+/// An error with its diagnostics: data, never printed by the library.
+///
+/// Each [`Diagnostic`] carries a byte [`Span`] into the input and a message;
+/// [`LineIndex`] turns the span into the line and column a person (or an
+/// editor) wants. `Display` gives a one-line summary.
+///
+/// ```
+/// let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\tadd.s32 %r1, , %r2;\n}\n";
+/// let err = ptx_opt::parse(ptx).unwrap_err();
+/// assert_eq!(err.kind, ptx_opt::ErrorKind::Parse);
+/// let index = ptx_opt::LineIndex::new(ptx);
+/// let rendered: Vec<String> = err
+///     .diagnostics
+///     .iter()
+///     .map(|d| {
+///         let (line, col) = index.line_col(ptx, d.span.start as usize);
+///         // The format of gcc and clang: `FILE:LINE:COL: error: MESSAGE`.
+///         format!("kernel.ptx:{line}:{col}: error: {}", d.message)
+///     })
+///     .collect();
+/// assert_eq!(rendered, ["kernel.ptx:7:15: error: expected an operand, found ','"]);
+/// assert_eq!(index.line_text(ptx, 7), "\tadd.s32 %r1, , %r2;");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
     /// The kind of failure.
@@ -201,3 +300,20 @@ impl LineIndex {
         source.get(start..end.max(start)).unwrap_or("").trim_end_matches('\r')
     }
 }
+
+// Compile-time check: what a multi-threaded host shares or moves between
+// threads is `Send + Sync`. `Module` is too: its source text is an
+// `Arc<str>` and everything else is owned plain data.
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Options>();
+    assert_send_sync::<Output>();
+    assert_send_sync::<Error>();
+    assert_send_sync::<ErrorKind>();
+    assert_send_sync::<Module>();
+    assert_send_sync::<PassRun>();
+    assert_send_sync::<Remark>();
+    assert_send_sync::<Diagnostic>();
+    assert_send_sync::<LineIndex>();
+    assert_send_sync::<PassDescription>();
+};
