@@ -1,0 +1,392 @@
+//! The equivalence checker: run every kernel of two modules on the same
+//! invented inputs and compare every byte they leave in global memory.
+//!
+//! Inputs are inferred from the first module (A, "before") and used for
+//! both. The check is a refinement check: when A itself misbehaves on an
+//! input (memory fault, division by zero, no termination), that trial says
+//! nothing and is skipped; when A completes and B does not, or B leaves
+//! different bytes, the modules differ. A kernel for which no trial was
+//! conclusive, or which uses an instruction the interpreter does not model,
+//! cannot be checked, and the report says why.
+
+use crate::error::{ErrorClass, InterpError};
+use crate::inputs::{infer_params, make_args, trial_seed, ParamSpec};
+use crate::machine::{run_function, LaunchConfig, RunOutput};
+use crate::program::{is_kernel, Program};
+use ptx_ir::Module;
+use std::fmt;
+
+/// Settings of a comparison.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    /// Only this function (a kernel, or a device function run directly).
+    pub kernel: Option<String>,
+    /// Number of input sets per kernel.
+    pub trials: u32,
+    /// Seed of the inputs.
+    pub seed: u64,
+    /// Grid, block and step limit.
+    pub launch: LaunchConfig,
+    /// Size of each pointer argument's buffer, in bytes.
+    pub buffer_size: usize,
+}
+
+impl Default for DiffOptions {
+    fn default() -> DiffOptions {
+        DiffOptions { kernel: None, trials: 6, seed: 0x5eed, launch: LaunchConfig::default(), buffer_size: 4096 }
+    }
+}
+
+/// Which module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// The first module (before).
+    A,
+    /// The second module (after).
+    B,
+}
+
+/// A byte that differs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// Trial number.
+    pub trial: u32,
+    /// The seed given to the checker (reproduce with it and `trials = trial + 1`).
+    pub seed: u64,
+    /// What differs: a buffer, a global variable, a thread's return value,
+    /// or one side failing.
+    pub what: String,
+    /// Byte offset of the first difference.
+    pub offset: Option<usize>,
+    /// A's value there (the aligned 32-bit word, or the error).
+    pub a: String,
+    /// B's value there.
+    pub b: String,
+    /// How many bytes differ in `what`.
+    pub differing_bytes: usize,
+}
+
+/// The outcome for one kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every conclusive trial agreed.
+    Equivalent,
+    /// A trial disagreed.
+    Different(Box<Difference>),
+    /// One side uses something the interpreter does not model.
+    Unsupported {
+        /// Which side.
+        side: Side,
+        /// The error.
+        error: InterpError,
+    },
+    /// A misbehaved on every trial, so nothing was compared.
+    Inconclusive {
+        /// A's first failure.
+        reason: String,
+    },
+    /// The kernel is missing from B or its parameters differ.
+    Mismatch {
+        /// How.
+        reason: String,
+    },
+}
+
+/// The result for one kernel.
+#[derive(Clone, Debug)]
+pub struct KernelReport {
+    /// The kernel's name.
+    pub name: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Trials run.
+    pub trials: u32,
+    /// Trials where A completed and B was compared.
+    pub conclusive: u32,
+    /// A's first failure on a skipped trial, if any.
+    pub first_fault: Option<String>,
+    /// Distinct instructions of A executed over all conclusive trials, and
+    /// the number of instructions in the functions A entered.
+    pub coverage: (usize, usize),
+    /// The launch used (the default, or a larger block if A could not
+    /// complete its first trial with the default).
+    pub launch: LaunchConfig,
+}
+
+/// The result of comparing two modules.
+#[derive(Clone, Debug, Default)]
+pub struct DiffReport {
+    /// One entry per kernel, in A's order.
+    pub kernels: Vec<KernelReport>,
+}
+
+impl DiffReport {
+    /// True if every kernel was checked and found equivalent.
+    pub fn is_equivalent(&self) -> bool {
+        self.kernels.iter().all(|k| k.verdict == Verdict::Equivalent)
+    }
+
+    /// 0 equivalent, 1 different, 3 cannot check (unsupported or inconclusive).
+    pub fn exit_code(&self) -> i32 {
+        if self.kernels.iter().any(|k| matches!(k.verdict, Verdict::Different(_) | Verdict::Mismatch { .. })) {
+            1
+        } else if self.is_equivalent() {
+            0
+        } else {
+            3
+        }
+    }
+}
+
+impl fmt::Display for DiffReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.kernels.is_empty() {
+            return writeln!(f, "no kernels to compare");
+        }
+        for k in &self.kernels {
+            write!(f, "kernel {}: ", k.name)?;
+            match &k.verdict {
+                Verdict::Equivalent => {
+                    write!(
+                        f,
+                        "equivalent ({} trials, {} conclusive, {}/{} instructions covered",
+                        k.trials, k.conclusive, k.coverage.0, k.coverage.1
+                    )?;
+                    let b = k.launch.block;
+                    if b != DiffOptions::default().launch.block {
+                        write!(f, ", block {}x{}x{}", b[0], b[1], b[2])?;
+                    }
+                    writeln!(f, ")")?
+                }
+                Verdict::Different(d) => {
+                    write!(f, "DIFFERENT in trial {} (seed {:#x}): {}", d.trial, d.seed, d.what)?;
+                    if let Some(o) = d.offset {
+                        write!(f, " at offset {o:#x}")?;
+                    }
+                    writeln!(f, ": A={} B={}", d.a, d.b)?;
+                    if d.differing_bytes > 0 {
+                        writeln!(f, "  {} bytes differ", d.differing_bytes)?;
+                    }
+                    writeln!(
+                        f,
+                        "  reproduce: ptx-interp diff A B --kernel {} --seed {:#x} --trials {}",
+                        k.name,
+                        d.seed,
+                        d.trial + 1
+                    )?;
+                }
+                Verdict::Unsupported { side, error } => writeln!(f, "cannot check, {error} (in {side:?})")?,
+                Verdict::Inconclusive { reason } => {
+                    writeln!(f, "inconclusive: A failed on every one of {} trials, first: {reason}", k.trials)?
+                }
+                Verdict::Mismatch { reason } => writeln!(f, "MISMATCH: {reason}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Compares the kernels of `a` and `b` (or the one named in `opts`).
+pub fn diff_modules(a: &Module, b: &Module, opts: &DiffOptions) -> DiffReport {
+    let pa = Program::new(a);
+    let pb = Program::new(b);
+    let names: Vec<String> = match &opts.kernel {
+        Some(k) => vec![k.clone()],
+        None => a
+            .functions
+            .values()
+            .filter(|f| is_kernel(f) && f.body.is_some())
+            .map(|f| f.name.clone())
+            .collect(),
+    };
+    let mut report = DiffReport::default();
+    for name in names {
+        report.kernels.push(diff_kernel(&pa, &pb, &name, opts));
+    }
+    report
+}
+
+fn first_difference(what: &str, x: &[u8], y: &[u8]) -> Option<(String, Option<usize>, String, String, usize)> {
+    if x == y {
+        return None;
+    }
+    if x.len() != y.len() {
+        return Some((what.to_string(), None, format!("{} bytes", x.len()), format!("{} bytes", y.len()), 0));
+    }
+    let first = x.iter().zip(y).position(|(p, q)| p != q)?;
+    let count = x.iter().zip(y).filter(|(p, q)| p != q).count();
+    let word = first & !3;
+    let show = |v: &[u8]| {
+        let end = (word + 4).min(v.len());
+        let mut s = String::from("0x");
+        for b in v[word..end].iter().rev() {
+            s.push_str(&format!("{b:02x}"));
+        }
+        s
+    };
+    Some((what.to_string(), Some(first), show(x), show(y), count))
+}
+
+fn compare(specs: &[ParamSpec], a: &RunOutput, b: &RunOutput) -> Option<(String, Option<usize>, String, String, usize)> {
+    for (i, (x, y)) in a.buffers.iter().zip(&b.buffers).enumerate() {
+        let label = specs
+            .iter()
+            .filter(|s| s.kind == crate::inputs::ParamKind::Pointer)
+            .nth(i)
+            .map(|s| s.name.clone())
+            .unwrap_or_else(|| x.name.clone());
+        if let Some(d) = first_difference(&format!("buffer {i} ({label})"), &x.data, &y.data) {
+            return Some(d);
+        }
+    }
+    for (name, x) in &a.globals {
+        match b.globals.iter().find(|(n, _)| n == name) {
+            Some((_, y)) => {
+                if let Some(d) = first_difference(&format!("global variable {name}"), x, y) {
+                    return Some(d);
+                }
+            }
+            None => return Some((format!("global variable {name}"), None, "present".into(), "missing".into(), 0)),
+        }
+    }
+    for (t, (x, y)) in a.returns.iter().zip(&b.returns).enumerate() {
+        if let Some(d) = first_difference(&format!("return value of thread {t}"), x, y) {
+            return Some(d);
+        }
+    }
+    None
+}
+
+fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOptions) -> KernelReport {
+    let mut report = KernelReport {
+        name: name.to_string(),
+        verdict: Verdict::Equivalent,
+        trials: 0,
+        conclusive: 0,
+        first_fault: None,
+        coverage: (0, 0),
+        launch: opts.launch.clone(),
+    };
+    let Some(fa) = pa.function(name) else {
+        report.verdict = Verdict::Unsupported { side: Side::A, error: InterpError::NoSuchFunction { name: name.into() } };
+        return report;
+    };
+    let Some(fb) = pb.function(name) else {
+        report.verdict = Verdict::Mismatch { reason: format!("B has no function {name} with a body") };
+        return report;
+    };
+    let specs = infer_params(pa, fa);
+    let specs_b = infer_params(pb, fb);
+    let sizes = |s: &[ParamSpec]| s.iter().map(|p| p.size).collect::<Vec<_>>();
+    if sizes(&specs) != sizes(&specs_b) {
+        report.verdict = Verdict::Mismatch { reason: "the parameter lists differ".into() };
+        return report;
+    }
+    // Kernels written for a larger block (shared-memory sorts, block-wide
+    // scans) fault with 32 threads: pick the first block size with which A
+    // completes the tame trial.
+    let tame = make_args(&specs, trial_seed(opts.seed, 0), opts.buffer_size, true);
+    let mut launch = opts.launch.clone();
+    let block_sized = |e: &InterpError| matches!(e, InterpError::MemoryFault { .. } | InterpError::Deadlock { .. } | InterpError::Undefined { .. });
+    if run_function(pa, fa, &tame, &launch).err().is_some_and(|e| block_sized(&e)) {
+        for threads in [128, 256, 64, 512] {
+            let cfg = LaunchConfig { block: [threads, 1, 1], ..opts.launch.clone() };
+            if run_function(pa, fa, &tame, &cfg).is_ok() {
+                launch = cfg;
+                break;
+            }
+        }
+    }
+    report.launch = launch.clone();
+    let mut seen: Vec<Vec<bool>> = Vec::new();
+    for trial in 0..opts.trials {
+        report.trials += 1;
+        let args = if trial == 0 { tame.clone() } else { make_args(&specs, trial_seed(opts.seed, trial), opts.buffer_size, false) };
+        let ra = run_function(pa, fa, &args, &launch);
+        let rb = run_function(pb, fb, &args, &launch);
+        let oa = match ra {
+            Ok(o) => o,
+            Err(e) if e.class() == ErrorClass::CannotModel => {
+                report.verdict = Verdict::Unsupported { side: Side::A, error: e };
+                return report;
+            }
+            Err(e) => {
+                if let Err(eb) = &rb {
+                    if eb.class() == ErrorClass::CannotModel {
+                        report.verdict = Verdict::Unsupported { side: Side::B, error: eb.clone() };
+                        return report;
+                    }
+                }
+                report.first_fault.get_or_insert_with(|| e.to_string());
+                continue;
+            }
+        };
+        for (i, v) in oa.coverage.iter().enumerate() {
+            if seen.len() <= i {
+                seen.resize(i + 1, Vec::new());
+            }
+            if seen[i].len() < v.len() {
+                seen[i].resize(v.len(), false);
+            }
+            for (s, &b) in seen[i].iter_mut().zip(v) {
+                *s |= b;
+            }
+        }
+        let covered = seen.iter().map(|v| v.iter().filter(|&&b| b).count()).sum();
+        let total = seen.iter().enumerate().filter(|(_, v)| v.iter().any(|&b| b)).map(|(i, _)| pa.funcs[i].code.len()).sum();
+        report.coverage = (covered, total);
+        let ob = match rb {
+            Ok(o) => o,
+            Err(e) if e.class() == ErrorClass::CannotModel => {
+                report.verdict = Verdict::Unsupported { side: Side::B, error: e };
+                return report;
+            }
+            Err(e) => {
+                report.verdict = Verdict::Different(Box::new(Difference {
+                    trial,
+                    seed: opts.seed,
+                    what: "B failed where A completed".into(),
+                    offset: None,
+                    a: "completed".into(),
+                    b: e.to_string(),
+                    differing_bytes: 0,
+                }));
+                return report;
+            }
+        };
+        report.conclusive += 1;
+        if let Some((what, offset, a, b, differing_bytes)) = compare(&specs, &oa, &ob) {
+            report.verdict =
+                Verdict::Different(Box::new(Difference { trial, seed: opts.seed, what, offset, a, b, differing_bytes }));
+            return report;
+        }
+    }
+    if report.conclusive == 0 {
+        report.verdict = Verdict::Inconclusive { reason: report.first_fault.clone().unwrap_or_else(|| "no trials".into()) };
+    }
+    report
+}
+
+/// Parses two PTX texts and checks them with default options. Ok if every
+/// kernel is equivalent; otherwise the readable report (or parse errors).
+pub fn assert_equivalent(before_ptx: &str, after_ptx: &str) -> Result<DiffReport, String> {
+    assert_equivalent_with(before_ptx, after_ptx, &DiffOptions::default())
+}
+
+/// [`assert_equivalent`] with options.
+pub fn assert_equivalent_with(before_ptx: &str, after_ptx: &str, opts: &DiffOptions) -> Result<DiffReport, String> {
+    let parse = |text: &str, which: &str| {
+        ptx_parse::parse(text).map_err(|errs| {
+            let msgs: Vec<String> = errs.iter().map(|d| d.message.clone()).collect();
+            format!("{which} does not parse: {}", msgs.join("; "))
+        })
+    };
+    let a = parse(before_ptx, "before")?;
+    let b = parse(after_ptx, "after")?;
+    let report = diff_modules(&a, &b, opts);
+    if report.is_equivalent() && !report.kernels.is_empty() {
+        Ok(report)
+    } else {
+        Err(report.to_string())
+    }
+}

@@ -1,0 +1,276 @@
+//! Inventing inputs for a kernel: which parameters are pointers (they get a
+//! global buffer of random bytes) and which are scalars (they get random
+//! values mixed with edge cases), all from one seed.
+//!
+//! A parameter is a pointer if it is declared `.ptr`, or if it is a 64-bit
+//! integer whose loaded value flows (through `mov`, `cvta`, `add`, `sub`,
+//! `cvt`, the addend of `mad`, `selp`) into an address or a `cvta`. Index
+//! arithmetic (`mul`, `shl`) stops the flow, so a size `n` that only scales
+//! an index stays a scalar.
+//!
+//! Trial 0 uses tame values (small integers, small floats) so that most
+//! kernels run to the end; later trials mix in edge cases (0, 1, -1, MIN,
+//! MAX, 0x7fff, 0x8000, 0xff, NaN, infinities, subnormals) and raw random
+//! bits.
+
+use crate::machine::{Buffer, KernelArgs};
+use cranelift_entity::EntityRef;
+use crate::memory::{GLOBAL_BUFFER_BASE, GLOBAL_STRIDE};
+use crate::program::{declared_pointer, Binding, Formal, Program};
+use crate::rng::SplitMix64;
+use ptx_ir::{AddrBase, FuncId, Opcode, Operand, RegId, ScalarType, StateSpace};
+
+/// How a parameter is filled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A pointer to a fresh global buffer.
+    Pointer,
+    /// An integer of `bits` bits.
+    Int {
+        /// Width.
+        bits: u32,
+        /// Signedness of the declared type.
+        signed: bool,
+    },
+    /// A floating-point value of `bits` bits.
+    Float {
+        /// Width (16, 32 or 64).
+        bits: u32,
+    },
+    /// Raw bytes (arrays, structs passed by value).
+    Bytes,
+}
+
+/// One parameter of a function under test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamSpec {
+    /// The parameter's name.
+    pub name: String,
+    /// How it is filled.
+    pub kind: ParamKind,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// Infers how to fill each parameter of `func`.
+pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
+    let f = &prog.module.functions[func];
+    let info = &prog.funcs[func.index()];
+    let decls: Vec<_> = f.params.iter().flatten().collect();
+    let pointers = pointer_params(prog, func);
+    let mut specs = Vec::new();
+    for (k, (formal, var)) in info.params.iter().zip(decls).enumerate() {
+        let size = match formal {
+            Formal::Mem(i) => info.frame_vars[*i].size,
+            Formal::Reg(_, ty) => ty.bytes() as u64,
+            Formal::Unresolved => 0,
+        };
+        let ty = var.ty();
+        let scalar = var.dims.is_empty() && var.vector().is_none();
+        let kind = match ty {
+            _ if declared_pointer(var) => ParamKind::Pointer,
+            Some(t) if scalar && t.is_integer_like() && t.bits() == 64 && pointers.get(k).copied().unwrap_or(false) => {
+                ParamKind::Pointer
+            }
+            Some(t) if scalar && t.is_integer_like() && matches!(t.bits(), 8 | 16 | 32 | 64) => {
+                ParamKind::Int { bits: t.bits(), signed: t.is_signed() }
+            }
+            Some(t @ (ScalarType::F16 | ScalarType::F32 | ScalarType::F64)) if scalar => ParamKind::Float { bits: t.bits() },
+            _ => ParamKind::Bytes,
+        };
+        specs.push(ParamSpec { name: var.name.clone(), kind, size });
+    }
+    specs
+}
+
+/// Which parameters' values reach an address (see the module comment).
+fn pointer_params(prog: &Program<'_>, func: FuncId) -> Vec<bool> {
+    let f = &prog.module.functions[func];
+    let info = &prog.funcs[func.index()];
+    let n = info.params.len().min(64);
+    let mut taint = vec![0u64; f.regs.len()];
+    let mut result = vec![false; info.params.len()];
+    let param_index = |b: Binding| -> Option<usize> {
+        info.params.iter().take(n).position(|fm| matches!((fm, b), (Formal::Mem(i), Binding::Frame(j)) if *i == j))
+    };
+    for (k, fm) in info.params.iter().take(n).enumerate() {
+        if let Formal::Reg(r, _) = fm {
+            taint[r.index()] |= 1 << k;
+        }
+    }
+    let regs_of = |op: &Operand, out: &mut Vec<RegId>| op.for_each_reg(&mut |r, _| out.push(r));
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds < 16 {
+        changed = false;
+        rounds += 1;
+        for (pc, &iid) in info.code.iter().enumerate() {
+            let inst = &f.insts[iid];
+            let mut set = |regs: &[RegId], bits: u64, taint: &mut Vec<u64>| {
+                for r in regs {
+                    if taint[r.index()] | bits != taint[r.index()] {
+                        taint[r.index()] |= bits;
+                        changed = true;
+                    }
+                }
+            };
+            let mut dst = Vec::new();
+            if let Some(d) = inst.operands.first() {
+                regs_of(d, &mut dst);
+            }
+            match inst.opcode {
+                Opcode::Ld if inst.space() == Some(StateSpace::Param) => {
+                    if let Some(Operand::Address(a)) = inst.operands.get(1) {
+                        if let AddrBase::Symbol(name) = a.base {
+                            if let Some(k) = info.bindings.get(&(pc as u32, name)).copied().and_then(param_index) {
+                                set(&dst, 1 << k, &mut taint);
+                            }
+                        }
+                    }
+                }
+                Opcode::Mov | Opcode::Cvta | Opcode::Add | Opcode::Sub | Opcode::Cvt | Opcode::Selp | Opcode::Mad => {
+                    let sources: &[Operand] = match inst.opcode {
+                        Opcode::Mad => inst.operands.get(3..4).unwrap_or(&[]),
+                        _ => inst.operands.get(1..).unwrap_or(&[]),
+                    };
+                    let mut bits = 0;
+                    for op in sources {
+                        let mut rs = Vec::new();
+                        regs_of(op, &mut rs);
+                        for r in rs {
+                            bits |= taint[r.index()];
+                        }
+                    }
+                    if bits != 0 {
+                        set(&dst, bits, &mut taint);
+                    }
+                }
+                _ => {}
+            }
+            // Uses as an address, or as the source of a space conversion.
+            let mut mark = |r: RegId| {
+                let t = taint[r.index()];
+                for (k, slot) in result.iter_mut().enumerate().take(n) {
+                    if t & (1 << k) != 0 {
+                        *slot = true;
+                    }
+                }
+            };
+            for op in &inst.operands {
+                if let Operand::Address(a) = op {
+                    if let AddrBase::Reg(r) = a.base {
+                        mark(r);
+                    }
+                }
+            }
+            if inst.opcode == Opcode::Cvta {
+                if let Some(Operand::Reg(r)) = inst.operands.get(1) {
+                    mark(*r);
+                }
+            }
+        }
+    }
+    result
+}
+
+/// The seed of trial `k` of a run seeded with `seed`: trial 0 uses the seed
+/// itself, so `--seed <trial seed> --trials 1` reproduces any trial.
+pub fn trial_seed(seed: u64, k: u32) -> u64 {
+    if k == 0 {
+        seed
+    } else {
+        crate::rng::mix(seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    }
+}
+
+/// The base address of the `i`-th buffer.
+pub fn buffer_base(i: usize) -> u64 {
+    GLOBAL_BUFFER_BASE + i as u64 * GLOBAL_STRIDE
+}
+
+fn int_edge(bits: u32, rng: &mut SplitMix64) -> u64 {
+    let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let min = 1u64 << (bits - 1);
+    let edges = [0, 1, m, min, min - 1, 0x7fff, 0x8000, 0xff, 0x80, 0x7f, 0xffff, 2, 31, 32, 63, 64, min + 1];
+    edges[rng.below(edges.len() as u64) as usize] & m
+}
+
+fn float_value(bits: u32, tame: bool, rng: &mut SplitMix64) -> u64 {
+    let f: f64 = if tame {
+        [0.5, 1.0, 1.5, 2.0, -1.25, 3.0, 0.75, -0.5][rng.below(8) as usize]
+    } else {
+        match rng.below(4) {
+            0 => {
+                let edges = [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-40, 65504.0, 0.1];
+                edges[rng.below(edges.len() as u64) as usize]
+            }
+            1 => return rng.next_u64() & if bits >= 64 { u64::MAX } else { (1 << bits) - 1 },
+            _ => (rng.below(1 << 20) as f64 / (1u64 << 16) as f64) - 8.0,
+        }
+    };
+    match bits {
+        64 => f.to_bits(),
+        32 => (f as f32).to_bits() as u64,
+        _ => crate::softfloat::convert(f.to_bits(), crate::softfloat::F64, crate::softfloat::F16, crate::softfloat::Mode::NearestEven),
+    }
+}
+
+/// The arguments of trial `trial_seed` for parameters `specs`.
+pub fn make_args(specs: &[ParamSpec], trial_seed: u64, buffer_size: usize, tame: bool) -> KernelArgs {
+    let mut rng = SplitMix64::new(trial_seed);
+    let mut args = KernelArgs::default();
+    for spec in specs {
+        let size = spec.size as usize;
+        let bytes = match spec.kind {
+            ParamKind::Pointer => {
+                let i = args.buffers.len();
+                let base = buffer_base(i);
+                let mut data = vec![0u8; buffer_size];
+                let flavor = if tame { 0 } else { rng.below(3) };
+                match flavor {
+                    // Small integers: usable as indices, counts and shifts.
+                    0 => {
+                        for w in data.chunks_mut(4) {
+                            let v = (rng.below(101) as u32).to_le_bytes();
+                            w.copy_from_slice(&v[..w.len()]);
+                        }
+                    }
+                    // Floats in [-8, 8).
+                    1 => {
+                        for w in data.chunks_mut(4) {
+                            let v = ((rng.below(1 << 20) as f32 / 65536.0) - 8.0).to_bits().to_le_bytes();
+                            w.copy_from_slice(&v[..w.len()]);
+                        }
+                    }
+                    _ => rng.fill(&mut data),
+                }
+                args.buffers.push(Buffer { name: spec.name.clone(), base, data });
+                base.to_le_bytes().to_vec()
+            }
+            ParamKind::Int { bits, signed } => {
+                let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                let v = if tame {
+                    1 + rng.below(100)
+                } else {
+                    match rng.below(4) {
+                        0 | 1 => rng.below(65),
+                        2 => int_edge(bits, &mut rng),
+                        _ => rng.next_u64(),
+                    }
+                };
+                let _ = signed;
+                (v & m).to_le_bytes()[..size.min(8)].to_vec()
+            }
+            ParamKind::Float { bits } => float_value(bits, tame, &mut rng).to_le_bytes()[..size.min(8)].to_vec(),
+            ParamKind::Bytes => {
+                let mut b = vec![0u8; size];
+                rng.fill(&mut b);
+                b
+            }
+        };
+        let mut bytes = bytes;
+        bytes.resize(size, 0);
+        args.params.push(bytes);
+    }
+    args
+}

@@ -1,0 +1,183 @@
+//! The `ptx-interp` command: run one kernel on invented inputs and print
+//! its buffers, or check two PTX files for equivalence kernel by kernel.
+//!
+//! Exit codes: 0 success / equivalent, 1 different (or, for `run`, the
+//! kernel faulted), 2 usage or unreadable input, 3 cannot check
+//! (unsupported instruction or no conclusive trial).
+
+use clap::{Parser, Subcommand};
+use ptx_interp::{
+    diff_modules, infer_params, make_args, run_function, trial_seed, DiffOptions, ErrorClass, LaunchConfig, ParamKind,
+    Program,
+};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "ptx-interp", about = "Reference interpreter and equivalence checker for PTX")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a kernel on invented inputs and print its buffers as hex.
+    Run {
+        /// The PTX file.
+        file: String,
+        /// The kernel (or device function) to run.
+        #[arg(long)]
+        kernel: String,
+        /// Input seed (decimal or 0x hex).
+        #[arg(long, default_value = "0x5eed", value_parser = parse_seed)]
+        seed: u64,
+        /// Which trial's inputs to use (0 = tame values).
+        #[arg(long, default_value_t = 0)]
+        trial: u32,
+        #[command(flatten)]
+        launch: LaunchArgs,
+    },
+    /// Check two PTX files for equivalence, kernel by kernel.
+    Diff {
+        /// Before.
+        a: String,
+        /// After.
+        b: String,
+        /// Only this kernel (or device function).
+        #[arg(long)]
+        kernel: Option<String>,
+        /// Input sets per kernel.
+        #[arg(long, default_value_t = 6)]
+        trials: u32,
+        /// Input seed (decimal or 0x hex).
+        #[arg(long, default_value = "0x5eed", value_parser = parse_seed)]
+        seed: u64,
+        #[command(flatten)]
+        launch: LaunchArgs,
+    },
+}
+
+#[derive(clap::Args)]
+struct LaunchArgs {
+    /// CTAs in x.
+    #[arg(long, default_value_t = 2)]
+    grid: u32,
+    /// Threads per CTA in x (a kernel's .reqntid wins).
+    #[arg(long, default_value_t = 32)]
+    block: u32,
+    /// Bytes per pointer argument buffer.
+    #[arg(long, default_value_t = 4096)]
+    buffer_size: usize,
+    /// Instructions a launch may execute.
+    #[arg(long, default_value_t = 4_000_000)]
+    step_limit: u64,
+}
+
+impl LaunchArgs {
+    fn config(&self) -> LaunchConfig {
+        LaunchConfig {
+            grid: [self.grid, 1, 1],
+            block: [self.block, 1, 1],
+            step_limit: self.step_limit,
+            ..LaunchConfig::default()
+        }
+    }
+}
+
+fn parse_seed(s: &str) -> Result<u64, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|e| format!("bad seed '{s}': {e}"))
+}
+
+fn load(path: &str) -> Result<ptx_ir::Module, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    ptx_parse::parse(&text).map_err(|errs| {
+        let msgs: Vec<String> = errs.iter().map(|d| d.message.clone()).collect();
+        format!("{path}: does not parse: {}", msgs.join("; "))
+    })
+}
+
+fn hexdump(data: &[u8]) -> String {
+    let mut out = String::new();
+    for (i, row) in data.chunks(32).enumerate() {
+        out.push_str(&format!("  {:06x}:", i * 32));
+        for (j, b) in row.iter().enumerate() {
+            if j % 4 == 0 {
+                out.push(' ');
+            }
+            out.push_str(&format!("{b:02x}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run { file, kernel, seed, trial, launch } => {
+            let module = match load(&file) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let prog = Program::new(&module);
+            let Some(func) = prog.function(&kernel) else {
+                eprintln!("error: no function with a body named '{kernel}'");
+                return ExitCode::from(2);
+            };
+            let specs = infer_params(&prog, func);
+            let args = make_args(&specs, trial_seed(seed, trial), launch.buffer_size, trial == 0);
+            for (spec, bytes) in specs.iter().zip(&args.params) {
+                let kind = match spec.kind {
+                    ParamKind::Pointer => "pointer".to_string(),
+                    ParamKind::Int { bits, .. } => format!("int{bits}"),
+                    ParamKind::Float { bits } => format!("float{bits}"),
+                    ParamKind::Bytes => "bytes".to_string(),
+                };
+                let hex: String = bytes.iter().rev().map(|b| format!("{b:02x}")).collect();
+                println!("param {} ({kind}) = 0x{hex}", spec.name);
+            }
+            match run_function(&prog, func, &args, &launch.config()) {
+                Ok(out) => {
+                    for b in &out.buffers {
+                        println!("buffer {} at {:#x}:", b.name, b.base);
+                        print!("{}", hexdump(&b.data));
+                    }
+                    for (name, data) in &out.globals {
+                        println!("global {name}:");
+                        print!("{}", hexdump(data));
+                    }
+                    for (t, r) in out.returns.iter().enumerate() {
+                        let hex: String = r.iter().map(|b| format!("{b:02x}")).collect();
+                        println!("thread {t} returned {hex}");
+                    }
+                    println!("{} instructions executed, {}/{} covered", out.steps, out.covered, out.total_insts);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(if e.class() == ErrorClass::CannotModel { 3 } else { 1 })
+                }
+            }
+        }
+        Command::Diff { a, b, kernel, trials, seed, launch } => {
+            let (ma, mb) = match (load(&a), load(&b)) {
+                (Ok(x), Ok(y)) => (x, y),
+                (Err(e), _) | (_, Err(e)) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let opts = DiffOptions { kernel, trials, seed, launch: launch.config(), buffer_size: launch.buffer_size };
+            let report = diff_modules(&ma, &mb, &opts);
+            print!("{report}");
+            ExitCode::from(report.exit_code() as u8)
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! Preparing a module for execution: the instruction sequence and label
+//! targets of each function, the variables a frame allocates, the static
+//! variables of the launch, and the resolution of every symbol operand.
+//!
+//! The IR resolves registers but keeps variables and functions as names, and
+//! call sequences reuse names (`param0`, `retval0`) in sibling `{ }` scopes.
+//! Preparation walks each body once with a scope stack and records, per
+//! instruction, what each name means, so execution never searches by name.
+
+use crate::error::{InterpError, LineIndex};
+use ptx_ir::{
+    AddrBase, DeclWord, FuncId, Function, FunctionKind, Inst, InstId, LabelId, Module, ModuleItem, Name, Operand,
+    RegId, ScalarType, StateSpace, Stmt, Variable,
+};
+use rustc_hash::FxHashMap;
+
+/// What a symbol operand names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// A variable allocated with each frame (a parameter, a `.local` or
+    /// `.param` variable of the body): index into [`FuncInfo::frame_vars`].
+    Frame(usize),
+    /// A variable that exists once per launch or per CTA: index into
+    /// [`Program::statics`].
+    Static(usize),
+    /// A function.
+    Function(FuncId),
+}
+
+/// A variable allocated with each frame.
+#[derive(Clone, Debug)]
+pub struct FrameVar {
+    /// Its name.
+    pub name: String,
+    /// `Local` or `Param`.
+    pub space: StateSpace,
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u64,
+}
+
+/// A formal parameter or return value of a function.
+#[derive(Clone, Copy, Debug)]
+pub enum Formal {
+    /// A `.param` variable: index into [`FuncInfo::frame_vars`].
+    Mem(usize),
+    /// A `.reg` parameter: the register it is inside the body.
+    Reg(RegId, ScalarType),
+    /// A `.reg` parameter whose register could not be found.
+    Unresolved,
+}
+
+/// A variable that exists once per launch (global, const) or per CTA (shared).
+#[derive(Clone, Debug)]
+pub struct StaticVar {
+    /// Its name.
+    pub name: String,
+    /// `Global`, `Const` or `Shared`.
+    pub space: StateSpace,
+    /// Size in bytes (for `.extern .shared x[]`, 0: it gets the dynamic size).
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u64,
+    /// Initial contents, or why they cannot be modelled.
+    pub init: Result<Vec<u8>, String>,
+    /// Declared `x[]` without size (dynamic shared memory).
+    pub dynamic: bool,
+    /// True for variables declared at module level.
+    pub module_level: bool,
+}
+
+/// A function prepared for execution.
+#[derive(Clone, Debug, Default)]
+pub struct FuncInfo {
+    /// The instructions, in order; the program counter indexes this.
+    pub code: Vec<InstId>,
+    /// The program counter each label stands before.
+    pub label_pc: FxHashMap<LabelId, usize>,
+    /// Variables allocated with each frame.
+    pub frame_vars: Vec<FrameVar>,
+    /// Formal parameters, in order.
+    pub params: Vec<Formal>,
+    /// Formal return values, in order.
+    pub returns: Vec<Formal>,
+    /// What each symbol of each instruction names, by (pc, name).
+    pub bindings: FxHashMap<(u32, Name), Binding>,
+    /// `.reqntid` / `.maxntid`, if given.
+    pub reqntid: Option<[u32; 3]>,
+    /// `.maxntid`, if given.
+    pub maxntid: Option<[u32; 3]>,
+}
+
+/// A module prepared for execution.
+#[derive(Debug)]
+pub struct Program<'m> {
+    /// The module.
+    pub module: &'m Module,
+    /// Line index of the module's source, if it has one.
+    pub lines: Option<LineIndex>,
+    /// Prepared functions, indexed like `module.functions`.
+    pub funcs: Vec<FuncInfo>,
+    /// Static variables (module level, then function-level shared/global/const).
+    pub statics: Vec<StaticVar>,
+    /// Function ids by name.
+    pub func_by_name: FxHashMap<String, FuncId>,
+}
+
+fn var_align(v: &Variable) -> u64 {
+    v.align().map(|a| a as u64).unwrap_or_else(|| v.ty().map(|t| t.bytes() as u64).unwrap_or(1)).max(1)
+}
+
+fn is_ptr_decl(v: &Variable) -> bool {
+    v.words.iter().any(|w| matches!(w, DeclWord::Other(s) if s == ".ptr"))
+}
+
+/// True if a parameter is declared `.ptr`.
+pub fn declared_pointer(v: &Variable) -> bool {
+    is_ptr_decl(v)
+}
+
+/// Parses `.reqntid 128, 1, 1`-style directive text into three dimensions.
+fn parse_dims(text: &str) -> Option<[u32; 3]> {
+    let rest = text.split_once(char::is_whitespace)?.1;
+    let mut dims = [1u32; 3];
+    for (i, part) in rest.split(',').enumerate().take(3) {
+        dims[i] = part.trim().parse().ok()?;
+    }
+    Some(dims)
+}
+
+/// Parses an initializer into bytes for a variable of element type `ty`.
+fn parse_init(text: &str, ty: ScalarType, size: u64) -> Result<Vec<u8>, String> {
+    let elem = ty.bytes() as usize;
+    let mut out = Vec::new();
+    for raw in text.split(|c| c == '{' || c == '}' || c == ',') {
+        let item = raw.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let bits: u64 = if let Some(hex) = item.strip_prefix("0f").or_else(|| item.strip_prefix("0F")) {
+            let b = u32::from_str_radix(hex, 16).map_err(|_| format!("initializer item '{item}'"))? as u64;
+            match ty {
+                ScalarType::F64 => f64::from(f32::from_bits(b as u32)).to_bits(),
+                _ => b,
+            }
+        } else if let Some(hex) = item.strip_prefix("0d").or_else(|| item.strip_prefix("0D")) {
+            let b = u64::from_str_radix(hex, 16).map_err(|_| format!("initializer item '{item}'"))?;
+            match ty {
+                ScalarType::F32 => (f64::from_bits(b) as f32).to_bits() as u64,
+                _ => b,
+            }
+        } else {
+            let (neg, digits) = match item.strip_prefix('-') {
+                Some(d) => (true, d.trim()),
+                None => (false, item),
+            };
+            match ptx_parse::parse_int(digits) {
+                Some(v) if !ty.is_float() => {
+                    if neg {
+                        v.wrapping_neg()
+                    } else {
+                        v
+                    }
+                }
+                _ => return Err(format!("initializer item '{item}' is not a number the interpreter models")),
+            }
+        };
+        out.extend_from_slice(&bits.to_le_bytes()[..elem.min(8)]);
+    }
+    if out.len() as u64 > size {
+        return Err("initializer is longer than the variable".into());
+    }
+    out.resize(size as usize, 0);
+    Ok(out)
+}
+
+fn static_var(v: &Variable, module_level: bool) -> Option<StaticVar> {
+    let space = v.space()?;
+    if !matches!(space, StateSpace::Global | StateSpace::Const | StateSpace::Shared) {
+        return None;
+    }
+    let dynamic = v.dims.iter().any(|d| d.is_none());
+    let size = if dynamic { 0 } else { v.size_bytes().unwrap_or(0) };
+    let init = match (&v.init, v.ty()) {
+        (None, _) => Ok(vec![0; size as usize]),
+        (Some(text), Some(ty)) => parse_init(text, ty, size),
+        (Some(_), None) => Err("initializer of an untyped variable".into()),
+    };
+    Some(StaticVar { name: v.name.clone(), space, size, align: var_align(v), init, dynamic, module_level })
+}
+
+impl<'m> Program<'m> {
+    /// Prepares `module`.
+    pub fn new(module: &'m Module) -> Program<'m> {
+        let lines = module.source.as_deref().map(LineIndex::new);
+        let mut statics = Vec::new();
+        let mut static_by_name: FxHashMap<String, usize> = FxHashMap::default();
+        for item in &module.items {
+            if let ModuleItem::Variable(v) = item {
+                if let Some(s) = static_var(v, true) {
+                    static_by_name.insert(s.name.clone(), statics.len());
+                    statics.push(s);
+                }
+            }
+        }
+        let mut func_by_name = FxHashMap::default();
+        for (id, f) in module.functions.iter() {
+            // A definition wins over an earlier declaration of the same name.
+            if f.body.is_some() || !func_by_name.contains_key(&f.name) {
+                func_by_name.insert(f.name.clone(), id);
+            }
+        }
+        let mut funcs = Vec::with_capacity(module.functions.len());
+        for (id, f) in module.functions.iter() {
+            funcs.push(prepare_function(id, f, &mut statics, &static_by_name, &func_by_name));
+        }
+        Program { module, lines, funcs, statics, func_by_name }
+    }
+
+    /// The function named `name` that has a body.
+    pub fn function(&self, name: &str) -> Option<FuncId> {
+        let id = *self.func_by_name.get(name)?;
+        self.module.functions[id].body.as_ref()?;
+        Some(id)
+    }
+
+    /// The 1-based source line of an instruction (0 if unknown).
+    pub fn line_of(&self, inst: &Inst) -> u32 {
+        match &self.lines {
+            Some(index) if !inst.span.is_synthetic() => index.line(inst.span.start),
+            _ => 0,
+        }
+    }
+
+    /// The instruction's opcode and modifiers, as written.
+    pub fn opcode_text(&self, func: &Function, inst: &Inst) -> String {
+        let mut s = ptx_ir::print::opcode_text(func, inst.opcode).to_string();
+        for m in &inst.modifiers {
+            ptx_ir::print::write_modifier(func, m, &mut s);
+        }
+        s
+    }
+
+    /// An `Unsupported` error for an instruction.
+    pub fn unsupported(&self, func: &Function, inst: &Inst) -> InterpError {
+        InterpError::Unsupported { opcode: self.opcode_text(func, inst), line: self.line_of(inst) }
+    }
+
+    /// An `Unsupported` error naming what about the instruction is not modelled.
+    pub fn unsupported_because(&self, func: &Function, inst: &Inst, why: &str) -> InterpError {
+        InterpError::Unsupported { opcode: format!("{} ({why})", self.opcode_text(func, inst)), line: self.line_of(inst) }
+    }
+
+    /// An `Invalid` error for an instruction.
+    pub fn invalid(&self, func: &Function, inst: &Inst, what: &str) -> InterpError {
+        InterpError::Invalid {
+            message: format!("{}: {what}", ptx_ir::print::inst_to_string(func, inst)),
+            line: self.line_of(inst),
+        }
+    }
+}
+
+struct Scopes<'a> {
+    stack: Vec<Vec<(&'a str, Binding)>>,
+}
+
+impl<'a> Scopes<'a> {
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.stack.iter().rev().find_map(|scope| scope.iter().rev().find(|(n, _)| *n == name).map(|(_, b)| *b))
+    }
+}
+
+fn prepare_function(
+    id: FuncId,
+    f: &Function,
+    statics: &mut Vec<StaticVar>,
+    static_by_name: &FxHashMap<String, usize>,
+    func_by_name: &FxHashMap<String, FuncId>,
+) -> FuncInfo {
+    let _ = id;
+    let mut info = FuncInfo::default();
+    for a in &f.attributes {
+        match a.name.as_str() {
+            "reqntid" => info.reqntid = parse_dims(&a.text),
+            "maxntid" => info.maxntid = parse_dims(&a.text),
+            _ => {}
+        }
+    }
+    let mut outer: Vec<(&str, Binding)> = Vec::new();
+    let formal = |v: &Variable, info: &mut FuncInfo| -> Formal {
+        if v.space() == Some(StateSpace::Reg) {
+            let reg = f.regs.iter().find(|(_, d)| d.index.is_none() && f.names.get(d.name) == v.name).map(|(r, _)| r);
+            return match (reg, v.ty()) {
+                (Some(r), Some(ty)) => Formal::Reg(r, ty),
+                _ => Formal::Unresolved,
+            };
+        }
+        let idx = info.frame_vars.len();
+        info.frame_vars.push(FrameVar {
+            name: v.name.clone(),
+            space: StateSpace::Param,
+            size: v.size_bytes().unwrap_or(0),
+            align: var_align(v),
+        });
+        Formal::Mem(idx)
+    };
+    for v in f.params.iter().flatten() {
+        let fm = formal(v, &mut info);
+        info.params.push(fm);
+    }
+    for v in f.returns.iter().flatten() {
+        let fm = formal(v, &mut info);
+        info.returns.push(fm);
+    }
+    for (fm, v) in info.params.iter().chain(info.returns.iter()).zip(f.params.iter().flatten().chain(f.returns.iter().flatten())) {
+        if let Formal::Mem(i) = fm {
+            outer.push((v.name.as_str(), Binding::Frame(*i)));
+        }
+    }
+    let Some(body) = &f.body else { return info };
+    let mut scopes = Scopes { stack: vec![outer] };
+    for stmt in body {
+        match stmt {
+            Stmt::ScopeOpen => scopes.stack.push(Vec::new()),
+            Stmt::ScopeClose => {
+                if scopes.stack.len() > 1 {
+                    scopes.stack.pop();
+                }
+            }
+            Stmt::Label(l) => {
+                info.label_pc.insert(*l, info.code.len());
+            }
+            Stmt::Variable(v) => {
+                let binding = match v.space() {
+                    Some(space @ (StateSpace::Local | StateSpace::Param)) => {
+                        let idx = info.frame_vars.len();
+                        info.frame_vars.push(FrameVar {
+                            name: v.name.clone(),
+                            space,
+                            size: v.size_bytes().unwrap_or(0),
+                            align: var_align(v),
+                        });
+                        Some(Binding::Frame(idx))
+                    }
+                    _ => static_var(v, false).map(|s| {
+                        statics.push(s);
+                        Binding::Static(statics.len() - 1)
+                    }),
+                };
+                if let Some(b) = binding {
+                    scopes.stack.last_mut().expect("a scope is open").push((v.name.as_str(), b));
+                }
+            }
+            Stmt::Inst(iid) => {
+                let pc = info.code.len() as u32;
+                let inst = &f.insts[*iid];
+                let mut names = Vec::new();
+                for op in &inst.operands {
+                    collect_symbols(op, &mut names);
+                }
+                for name in names {
+                    let text = f.names.get(name);
+                    let binding = scopes
+                        .lookup(text)
+                        .or_else(|| static_by_name.get(text).map(|&i| Binding::Static(i)))
+                        .or_else(|| func_by_name.get(text).map(|&fid| Binding::Function(fid)));
+                    if let Some(b) = binding {
+                        info.bindings.insert((pc, name), b);
+                    }
+                }
+                info.code.push(*iid);
+            }
+            _ => {}
+        }
+    }
+    info
+}
+
+fn collect_symbols(op: &Operand, out: &mut Vec<Name>) {
+    match op {
+        Operand::Symbol(n) => out.push(*n),
+        Operand::Address(a) => {
+            if let AddrBase::Symbol(n) = a.base {
+                out.push(n);
+            }
+            for o in &a.rest {
+                collect_symbols(o, out);
+            }
+        }
+        Operand::Vector(ops) | Operand::Parens(ops) => ops.iter().for_each(|o| collect_symbols(o, out)),
+        Operand::Pair(p) => {
+            collect_symbols(&p.0, out);
+            collect_symbols(&p.1, out);
+        }
+        Operand::Not(o) | Operand::Neg(o) => collect_symbols(o, out),
+        _ => {}
+    }
+}
+
+/// True if the function is a kernel.
+pub fn is_kernel(f: &Function) -> bool {
+    f.kind == FunctionKind::Entry
+}
