@@ -12,10 +12,11 @@
 //! **Kills.** Only an unguarded `Def` of the whole register (`%r`, not
 //! `%v.x`) kills the other definitions of that register. Guarded definitions,
 //! `UseMayDef` (unknown instructions), `UseDef` (accumulators such as
-//! `wgmma.mma_async`, whose writes are asynchronous) and writes of one
-//! component of a vector register may leave the old value in place, so they
-//! do not kill. Over-approximating the reaching set like this is the safe
-//! direction for every client.
+//! `wgmma.mma_async`, whose writes are asynchronous; also writes of one
+//! component of a vector register, `%v.x`, which ptx-ir reports as
+//! `UseDef`) may leave the old value in place, so they do not kill.
+//! Over-approximating the reaching set like this is the safe direction for
+//! every client.
 //!
 //! **Algorithm.** Classic bit-vector dataflow over basic blocks, iterated in
 //! reverse postorder to a fixed point. Columns are only the *global*
@@ -23,14 +24,16 @@
 //! killed later in its block can only be seen inside it, which a linear scan
 //! of the block resolves) plus the ENTRY definitions. Columns are grouped by
 //! register, so a kill clears one contiguous range and "the definitions of
-//! `%r` in this set" is one range scan.
+//! `%r` in this set" is one range scan. Cost: O(blocks × columns / 64) words
+//! per pass, and a number of passes bounded by the loop nesting depth plus
+//! two (after the first, a pass revisits only blocks whose predecessors
+//! changed); every use is then resolved by one forward scan per block.
+//! Memory: two bit rows per block (one kept for queries).
 //!
 //! **Dead code.** Blocks unreachable from entry are seeded like entry's
 //! successor (every register may hold anything), so their uses still see a
 //! definition; nothing flows from them into reachable blocks (it never
-//! executes), so dead code does not blur the answers for live code. Cost: O(blocks × global defs / 64) words
-//! per round, and a number of rounds bounded by the loop nesting depth plus
-//! two; every use is then resolved by one forward scan per block.
+//! executes), so dead code does not blur the answers for live code.
 
 use crate::bits::{self, BitMatrix};
 use crate::cfg::{Block, Cfg, CfgNode};
@@ -331,10 +334,21 @@ impl DefUse {
         let mut ins = BitMatrix::new(nblocks, ncols);
         let mut outs = BitMatrix::new(nblocks, ncols);
         let mut scratch = vec![0u64; ins.row_words()];
-        loop {
+        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); nblocks];
+        for (b, ps) in preds.iter().enumerate() {
+            for &p in ps {
+                succs[p as usize].push(b as u32);
+            }
+        }
+        // A block is recomputed only when a predecessor's OUT changed since
+        // its last visit; every block is visited in the first pass.
+        let mut dirty = vec![true; nblocks];
+        while dirty.iter().any(|&d| d) {
             self.rounds += 1;
-            let mut changed = false;
             for &b in &order {
+                if !std::mem::take(&mut dirty[b]) {
+                    continue;
+                }
                 if seeded[b] {
                     scratch.copy_from_slice(&entry_row);
                 } else {
@@ -353,11 +367,10 @@ impl DefUse {
                 }
                 if outs.row(b) != scratch.as_slice() {
                     outs.row_mut(b).copy_from_slice(&scratch);
-                    changed = true;
+                    for &s in &succs[b] {
+                        dirty[s as usize] = true;
+                    }
                 }
-            }
-            if !changed {
-                break;
             }
         }
         self.ins = ins;
@@ -623,8 +636,9 @@ impl DefUse {
         g
     }
 
-    /// Rounds the dataflow took to reach its fixed point (the last one
-    /// changes nothing).
+    /// Passes over the blocks (in reverse postorder) the dataflow took to
+    /// reach its fixed point; after the first, a pass visits only the blocks
+    /// whose predecessors changed.
     pub fn rounds(&self) -> usize {
         self.rounds
     }

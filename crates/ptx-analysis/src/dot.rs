@@ -8,7 +8,7 @@ use crate::dom::DomTree;
 use petgraph::dot::{Config, Dot};
 use petgraph::graph::{DiGraph, NodeIndex};
 use ptx_ir::print::inst_to_string;
-use ptx_ir::Function;
+use ptx_ir::{Function, InstId};
 use std::fmt::Write;
 
 /// The control-flow graph of `func` in DOT: one node per block listing its
@@ -23,10 +23,11 @@ pub fn cfg_dot(func: &Function) -> String {
                 let data = cfg.block(*b);
                 let mut label = format!("{b}\n");
                 for &l in &data.labels {
-                    let _ = writeln!(label, "{}:", func.names.get(func.labels[l].name));
+                    let name = func.labels.get(l).map_or("<missing label>", |d| func.names.get(d.name));
+                    let _ = writeln!(label, "{name}:");
                 }
                 for &i in &data.insts {
-                    let _ = writeln!(label, "  {}", inst_to_string(func, &func.insts[i]));
+                    let _ = writeln!(label, "  {}", inst_text(func, i));
                 }
                 label
             }
@@ -51,7 +52,7 @@ pub fn defuse_dot(func: &Function) -> String {
         }
         let label = match d {
             DefSite::Entry(r) => format!("{} @ ENTRY", func.reg_name(r)),
-            DefSite::Inst(i, r) => format!("{} @ {}", func.reg_name(r), inst_to_string(func, &func.insts[i])),
+            DefSite::Inst(i, r) => format!("{} @ {}", func.reg_name(r), inst_text(func, i)),
         };
         def_node.push((d, graph.add_node(label)));
     }
@@ -59,7 +60,7 @@ pub fn defuse_dot(func: &Function) -> String {
     def_node.sort_by_key(|&(d, _)| d);
     for u in du.use_sites() {
         let UseSite { inst, pos, reg } = *u;
-        let label = format!("use {} @ {} ({pos})", func.reg_name(reg), inst_to_string(func, &func.insts[inst]));
+        let label = format!("use {} @ {} ({pos})", func.reg_name(reg), inst_text(func, inst));
         let n = graph.add_node(label);
         for d in du.reaching_defs_of_use(u) {
             if let Ok(k) = def_node.binary_search_by_key(d, |&(d, _)| d) {
@@ -68,4 +69,10 @@ pub fn defuse_dot(func: &Function) -> String {
         }
     }
     format!("{}", Dot::with_config(&graph, &[Config::EdgeNoLabel]))
+}
+
+/// An instruction as text; a body that names a missing instruction (a broken
+/// IR) shows as such instead of panicking.
+fn inst_text(func: &Function, inst: InstId) -> String {
+    func.insts.get(inst).map_or_else(|| format!("<missing {inst}>"), |i| inst_to_string(func, i))
 }

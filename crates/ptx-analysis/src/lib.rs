@@ -30,3 +30,16 @@ pub use cfg::{Block, BlockData, Cfg, CfgNode, EdgeKind, InstPos};
 pub use defuse::{DefSite, DefUse, DuNode, UsePos, UseSite};
 pub use dom::DomTree;
 pub use dot::{cfg_dot, defuse_dot};
+
+#[cfg(test)]
+mod tests {
+    /// The pass manager moves analyses between rayon threads.
+    #[test]
+    fn analyses_are_send() {
+        fn send<T: Send>() {}
+        send::<crate::FunctionAnalyses>();
+        send::<crate::DefUse>();
+        send::<crate::Cfg>();
+        send::<crate::DomTree>();
+    }
+}

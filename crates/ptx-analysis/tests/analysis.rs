@@ -264,6 +264,8 @@ fn vector_pair_and_sink_defs() {
      15: add.s32 %r8, %r7, %r8;                   %r7 <- 11; %r8 <- 14;
      16: setp.lt.s32 %p1|%p2, %r1, %r2;           %r1 <- 9; %r2 <- 9;
      17: selp.b32 %r8, %r1, %r2, %p2;             %r1 <- 9; %r2 <- 9; %p2 <- 16;
+     18: mov.b32 %v.x, 5;                         %v <- entry;
+     19: mov.b32 %v.y, 6;                         %v <- entry 18;
      20: mov.b64 %rd2, %v;                        %v <- entry 18 19;
     ");
 }
