@@ -3,6 +3,7 @@
 //! This is the only place diagnostics are rendered and the only place that
 //! prints. Exit codes: 0 ok, 1 bad input (or a pass found errors), 2 usage.
 
+mod remarks;
 mod render;
 
 use clap::Parser;
@@ -61,6 +62,11 @@ struct Cli {
     /// Print per-pass wall time to standard error.
     #[arg(long)]
     time_passes: bool,
+
+    /// Write optimization remarks as JSON Lines to FILE (`-`: standard error):
+    /// one {"file","line","col","pass","function","message"} object per rewrite.
+    #[arg(long, value_name = "FILE")]
+    remarks: Option<PathBuf>,
 
     /// Worker threads for function passes (default: all cores).
     #[arg(long, value_name = "N")]
@@ -127,6 +133,17 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             return Err(Failure::Usage(format!("output '{}' is the input file", output.display())));
         }
     }
+    let remarks_path = cli.remarks.as_deref().filter(|p| *p != Path::new("-"));
+    if let (Some(input), Some(remarks)) = (input_path, remarks_path) {
+        if same_file(input, remarks) {
+            return Err(Failure::Usage(format!("remarks file '{}' is the input file", remarks.display())));
+        }
+    }
+    if let (Some(output), Some(remarks)) = (&cli.output, remarks_path) {
+        if output == remarks || same_file(output, remarks) {
+            return Err(Failure::Usage(format!("remarks file '{}' is the output file", remarks.display())));
+        }
+    }
     let (display_name, source) = read_input(input_path)?;
 
     let options = ptx_opt::Options {
@@ -162,7 +179,13 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     if cli.time_passes {
         render::times(&mut stderr, &run);
     }
+    if cli.remarks.is_some() && remarks_path.is_none() {
+        let _ = stderr.write_all(remarks::to_json_lines(&display_name, &source, &run).as_bytes());
+    }
     drop(stderr);
+    if let Some(path) = remarks_path {
+        write_output(Some(path), &remarks::to_json_lines(&display_name, &source, &run))?;
+    }
     let text = if cli.reformat { ptx_opt::ir::print::print_module_canonical(&module) } else { ptx_opt::print(&module) };
     write_output(cli.output.as_deref(), &text)
 }

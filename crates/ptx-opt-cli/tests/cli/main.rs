@@ -8,10 +8,13 @@
 //!   and snapshotting the rendered diagnostic.
 //! - `behaviour`: flags, `-o`, standard input, byte-identical output and a
 //!   closed output pipe.
+//! - `remarks`: `--remarks=FILE` JSON Lines, parsed back and checked against
+//!   the source and the library's remarks.
 
 mod behaviour;
 mod parse_errors;
 mod parse_snapshots;
+mod remarks;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
