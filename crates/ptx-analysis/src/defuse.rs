@@ -549,8 +549,8 @@ impl DefUse {
 
     /// The value of `reg` just before `inst`, if it is a known integer
     /// constant: every reaching definition is a `mov` of an integer immediate
-    /// into the whole register, all with the same value (truncated to the
-    /// `mov` type), and ENTRY does not reach. Guarded `mov`s are accepted: a
+    /// into the whole register (integer, bit or predicate type), all with the
+    /// same value (truncated to the `mov` type), and ENTRY does not reach. Guarded `mov`s are accepted: a
     /// guarded definition kills nothing, so when its guard is false the value
     /// comes from another reaching definition, which must be a `mov` of the
     /// same value too. Returns the value's bits, zero-extended to 64.
@@ -666,7 +666,7 @@ fn writes_whole(op: &Operand, reg: RegId) -> bool {
 }
 
 /// The value a `mov` of an integer immediate writes into `reg`, truncated to
-/// the instruction type.
+/// the instruction type (integer, bit and predicate types only).
 fn mov_immediate(func: &Function, inst: &Inst, reg: RegId) -> Option<u64> {
     if inst.opcode != Opcode::Mov || inst.operands.len() != 2 || inst.vector().is_some() {
         return None;
@@ -675,6 +675,11 @@ fn mov_immediate(func: &Function, inst: &Inst, reg: RegId) -> Option<u64> {
         return None;
     }
     let bits = inst.operands[1].as_int()?;
-    let width = inst.first_type()?.bits();
+    let ty = inst.first_type()?;
+    // An integer literal in a float `mov` is not the register's bit pattern.
+    if ty.is_float() {
+        return None;
+    }
+    let width = ty.bits();
     Some(if width >= 64 { bits } else { bits & ((1u64 << width) - 1) })
 }

@@ -496,6 +496,11 @@ $JOIN:
     add.s32 %r6, %r4, %r5;
     cvt.u32.u16 %r7, %rs1;
     add.s32 %r6, %r1, %r7;
+    {
+        .reg .f32 %f1;
+        mov.f32 %f1, 0;
+        add.f32 %f1, %f1, 0f3F800000;
+    }
     ret;
 }
 "#;
@@ -518,6 +523,8 @@ fn known_constants() {
     assert_eq!(du.known_constant(at(23), reg(&m, "%r2")), Some(5));
     // Before its definitions, a register is unknown.
     assert_eq!(du.known_constant(at(8), reg(&m, "%r2")), None);
+    // An integer literal moved into a float register is not its bits.
+    assert_eq!(du.known_constant(at(27), reg(&m, "%f1")), None);
 }
 
 #[test]
