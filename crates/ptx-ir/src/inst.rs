@@ -317,6 +317,11 @@ impl Inst {
             // others: the register is read as well as written.
             let role = match (op, role) {
                 (Operand::RegComponent(..), Access::Def) => Access::UseDef,
+                // `call` writes its first operand only when it is the `(..)`
+                // result list; `call %rd, (args), proto` reads the pointer.
+                (op, Access::Def) if shape == opcodes::Shape::Call && !matches!(op, Operand::Parens(_)) => {
+                    Access::Use
+                }
                 _ => role,
             };
             op.for_each_reg(&mut |r, in_addr| {
