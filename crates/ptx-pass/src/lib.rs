@@ -12,7 +12,9 @@
 mod manager;
 
 pub use manager::{PassManager, PassManagerOptions, PassRecord, PassRun, PipelineError, Snapshot};
-use ptx_ir::{Diagnostic, Function, Module, Span};
+pub use ptx_analysis::FunctionAnalyses;
+use ptx_analysis::Keep;
+use ptx_ir::{Diagnostic, FuncId, Function, Module, Span};
 use std::collections::BTreeMap;
 
 /// What a pass leaves valid when it changes a function.
@@ -39,10 +41,59 @@ pub struct Remark {
     pub message: String,
 }
 
+impl Preserves {
+    fn keep(self) -> Keep {
+        match self {
+            Preserves::Nothing => Keep::Nothing,
+            Preserves::Cfg => Keep::Cfg,
+            Preserves::All => Keep::All,
+        }
+    }
+}
+
+/// The analyses of every function of a module, cached across passes and
+/// dropped by what each pass says it preserves.
+#[derive(Debug, Default)]
+pub struct Analyses {
+    per_function: Vec<FunctionAnalyses>,
+}
+
+impl Analyses {
+    fn fit(&mut self, module: &Module) {
+        self.per_function.resize_with(module.functions.len(), FunctionAnalyses::new);
+    }
+
+    /// The analyses of one function.
+    pub fn function(&mut self, id: FuncId) -> &mut FunctionAnalyses {
+        let i = id.as_u32() as usize;
+        if self.per_function.len() <= i {
+            self.per_function.resize_with(i + 1, FunctionAnalyses::new);
+        }
+        &mut self.per_function[i]
+    }
+
+    /// Drops what a change to every function invalidated.
+    pub fn invalidate_all(&mut self, preserves: Preserves) {
+        for a in &mut self.per_function {
+            a.invalidate(preserves.keep());
+        }
+    }
+}
+
+/// What a pass gets besides the module: counters, remarks and analyses.
+pub struct PassContext<'a> {
+    /// Counters and remarks of this pass.
+    pub stats: PassStats,
+    /// Cached analyses (shared with the passes before and after).
+    pub analyses: &'a mut Analyses,
+}
+
 /// Per-function context handed to a function pass.
 pub struct FunctionContext<'a> {
     /// The module's header and globals (read-only while functions run in parallel).
     pub module: &'a ModuleInfo,
+    /// The function's cached analyses; computed on first use.
+    pub analyses: &'a mut FunctionAnalyses,
     stats: BTreeMap<&'static str, u64>,
     remarks: Vec<Remark>,
     pass: &'static str,
@@ -51,8 +102,20 @@ pub struct FunctionContext<'a> {
 
 impl<'a> FunctionContext<'a> {
     /// A context for running `pass` on a function named `function`.
-    pub fn new(module: &'a ModuleInfo, pass: &'static str, function: &str) -> FunctionContext<'a> {
-        FunctionContext { module, stats: BTreeMap::new(), remarks: Vec::new(), pass, function: function.to_string() }
+    pub fn new(
+        module: &'a ModuleInfo,
+        analyses: &'a mut FunctionAnalyses,
+        pass: &'static str,
+        function: &str,
+    ) -> FunctionContext<'a> {
+        FunctionContext {
+            module,
+            analyses,
+            stats: BTreeMap::new(),
+            remarks: Vec::new(),
+            pass,
+            function: function.to_string(),
+        }
     }
 
     /// Adds `n` to the counter `name` of the running pass (`--stats`).
@@ -112,7 +175,12 @@ pub trait Pass: Send + Sync {
         Preserves::Nothing
     }
     /// Runs the pass; returns whether anything changed.
-    fn run(&self, module: &mut Module, stats: &mut PassStats) -> Result<bool, Vec<Diagnostic>>;
+    fn run(&self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<bool, Vec<Diagnostic>>;
+    /// True if the pass drops stale analyses itself (per function); otherwise
+    /// the manager drops, for every function, what the pass does not preserve.
+    fn invalidates_analyses(&self) -> bool {
+        false
+    }
 }
 
 /// A pass that works on one function at a time, independent of the others.
@@ -141,29 +209,34 @@ pub struct PassStats {
 pub fn run_function_pass<P: FunctionPass + ?Sized>(
     pass: &P,
     module: &mut Module,
-    stats: &mut PassStats,
+    cx: &mut PassContext<'_>,
 ) -> Result<bool, Vec<Diagnostic>> {
     use rayon::prelude::*;
     let info = ModuleInfo::of(module);
     let name = pass.name();
+    let keep = pass.preserves().keep();
+    cx.analyses.fit(module);
     let results: Vec<_> = module
         .functions
         .values_mut()
+        .zip(cx.analyses.per_function.iter_mut())
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|func| {
+        .map(|(func, analyses)| {
             if func.body.is_none() {
                 return (Ok(false), BTreeMap::new(), Vec::new());
             }
-            let mut cx = FunctionContext::new(&info, name, &func.name);
-            let result = pass.run_on_function(func, &mut cx);
+            let mut fcx = FunctionContext::new(&info, analyses, name, &func.name);
+            let result = pass.run_on_function(func, &mut fcx);
+            let (counters, remarks) = fcx.finish();
             if matches!(result, Ok(true)) {
                 func.mark_changed();
+                analyses.invalidate(keep);
             }
-            let (counters, remarks) = cx.finish();
             (result, counters, remarks)
         })
         .collect();
+    let stats = &mut cx.stats;
     let mut changed = false;
     let mut errors = Vec::new();
     for (result, counters, mut remarks) in results {
@@ -193,8 +266,11 @@ impl<P: FunctionPass> Pass for PerFunction<P> {
     fn preserves(&self) -> Preserves {
         self.0.preserves()
     }
-    fn run(&self, module: &mut Module, stats: &mut PassStats) -> Result<bool, Vec<Diagnostic>> {
-        run_function_pass(&self.0, module, stats)
+    fn run(&self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        run_function_pass(&self.0, module, cx)
+    }
+    fn invalidates_analyses(&self) -> bool {
+        true
     }
 }
 

@@ -1,6 +1,6 @@
 //! Running a pipeline of passes.
 
-use crate::{Pass, PassStats};
+use crate::{Analyses, Pass, PassContext, PassStats};
 use ptx_ir::{Diagnostic, Module};
 use std::time::{Duration, Instant};
 
@@ -73,18 +73,24 @@ impl PassManager {
     /// Runs every pass on `module`.
     pub fn run(&self, module: &mut Module) -> Result<PassRun, PipelineError> {
         let mut run = PassRun::default();
+        let mut analyses = Analyses::default();
         for pass in &self.passes {
             let name = pass.name();
-            let mut stats = PassStats::default();
+            let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
             let start = Instant::now();
             let changed = pass
-                .run(module, &mut stats)
+                .run(module, &mut cx)
                 .map_err(|diagnostics| PipelineError { pass: name, broke_ir: false, diagnostics })?;
             let time = start.elapsed();
+            let stats = cx.stats;
+            if changed && !pass.invalidates_analyses() {
+                analyses.invalidate_all(pass.preserves());
+            }
             run.passes.push(PassRecord { name, changed, time, stats });
             if self.options.verify_each {
                 if let Some(verifier) = &self.verifier {
-                    verifier.run(module, &mut PassStats::default()).map_err(|diagnostics| PipelineError {
+                    let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
+                    verifier.run(module, &mut cx).map_err(|diagnostics| PipelineError {
                         pass: name,
                         broke_ir: true,
                         diagnostics,
