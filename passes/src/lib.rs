@@ -7,14 +7,18 @@
 
 #![warn(missing_docs)]
 
+pub mod fold_prmt;
 pub mod legalize_relaxed;
 pub mod prmt_lanes;
+pub mod verify;
 
 use ptx_pass::{Pass, PassInfo, PerFunction};
 
 /// Every pass, alphabetically.
 pub const REGISTRY: &[PassInfo] = &[
+    PassInfo { name: "fold-prmt", description: "fold prmt whose selector is a known constant (to mov, a constant, one prmt, or a canonical selector)", create: || Box::new(PerFunction(fold_prmt::FoldPrmt)) },
     PassInfo { name: "legalize-relaxed", description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)", create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)) },
+    PassInfo { name: "verify", description: "check operand types, declarations and labels (PTX ISA 9.4)", create: verify::create },
 ];
 
 /// Looks up a pass by command-line name.
