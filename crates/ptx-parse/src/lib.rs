@@ -10,7 +10,7 @@ extern crate alloc;
 mod errors;
 mod lower;
 
-pub use lower::{is_special_register, parse_int, MAX_REG_FAMILY};
+pub use lower::{is_special_register, parse_int, MAX_FUNCTION_REGS, MAX_REG_FAMILY, MAX_VECTOR};
 use pest::Parser;
 use ptx_ir::{Diagnostic, Module, Span};
 
@@ -27,12 +27,18 @@ pub use grammar::{PtxParser, Rule};
 /// limit of its own, so deeper input would overflow the stack.
 pub const MAX_NESTING: usize = 256;
 
+/// Longest name or number accepted, in bytes: far above the longest C++
+/// mangled names compilers emit (the public corpus peaks at 387, CUTLASS
+/// kernels reach a few thousand), low enough to be a clear error instead of
+/// megabytes of one token carried through every message.
+pub const MAX_TOKEN_LEN: usize = 1 << 16;
+
 /// Parses a PTX module.
 pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
     if source.len() >= u32::MAX as usize {
         return Err(vec![Diagnostic::new(Span::default(), "input is larger than 4 GiB")]);
     }
-    errors::check_nesting(source)?;
+    errors::check_limits(source)?;
     let mut pairs = PtxParser::parse(Rule::file, source).map_err(|e| vec![errors::describe(source, &e)])?;
     let file = pairs.next().expect("the file rule produces one pair");
     lower::lower_file(file, source)

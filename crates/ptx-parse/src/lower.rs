@@ -14,6 +14,14 @@ use rustc_hash::FxHashMap;
 /// enough that a typo cannot exhaust memory.
 pub const MAX_REG_FAMILY: u32 = 1 << 20;
 
+/// The most registers one function may declare in all: a family of
+/// [`MAX_REG_FAMILY`] is fine, but many of them would exhaust memory.
+pub const MAX_FUNCTION_REGS: usize = 1 << 22;
+
+/// The most elements of a `{ }` vector operand: `wgmma` accumulators take up
+/// to 128 registers; ptxas's ordinary vectors have at most 8.
+pub const MAX_VECTOR: usize = 256;
+
 fn span_of(pair: &Pair<'_, Rule>) -> Span {
     let s = pair.as_span();
     Span::new(s.start(), s.end())
@@ -26,9 +34,13 @@ pub fn lower_file(file: Pair<'_, Rule>, source: &str) -> Result<Module, Vec<Diag
     for pair in file.into_inner() {
         match pair.as_rule() {
             Rule::version => {
+                let span = span_of(&pair);
                 let text = pair.into_inner().next().map(|p| p.as_str()).unwrap_or("0.0");
                 let (maj, min) = text.split_once('.').unwrap_or((text, "0"));
-                module.version = (maj.parse().unwrap_or(0), min.parse().unwrap_or(0));
+                match (maj.parse(), min.parse()) {
+                    (Ok(maj), Ok(min)) => module.version = (maj, min),
+                    _ => errors.push(Diagnostic::new(span, format!("version number '{text}' is too large"))),
+                }
             }
             Rule::target => {
                 module.target = pair.into_inner().map(|p| p.as_str().to_string()).collect();
@@ -457,6 +469,8 @@ impl FunctionLowering {
         let mut vector = None;
         let mut scalar = None;
         let mut items = Vec::new();
+        // Registers of the function so far, this declaration's included.
+        let mut declared = self.func.regs.len();
         for part in pair.into_inner() {
             match part.as_rule() {
                 Rule::align => {
@@ -480,6 +494,13 @@ impl FunctionLowering {
                     let name_text = it.next()?.as_str();
                     let count = match it.next() {
                         Some(n) => match n.as_str().parse::<u32>() {
+                            Ok(c) if c as usize + declared > MAX_FUNCTION_REGS && c <= MAX_REG_FAMILY => {
+                                self.error(
+                                    span_of(&n),
+                                    format!("function declares more than {MAX_FUNCTION_REGS} registers in all"),
+                                );
+                                return None;
+                            }
                             Ok(c) if c <= MAX_REG_FAMILY => Some(c),
                             _ => {
                                 self.error(
@@ -491,6 +512,7 @@ impl FunctionLowering {
                         },
                         None => None,
                     };
+                    declared += count.unwrap_or(1) as usize;
                     items.push((name_text, count, item_span));
                 }
                 _ => {}
@@ -606,6 +628,14 @@ impl FunctionLowering {
                 Operand::Pair(Box::new((a, b)))
             }
             Rule::vector => {
+                let len = pair.clone().into_inner().count();
+                if len > MAX_VECTOR {
+                    self.error(
+                        span_of(&pair),
+                        format!("vector operand has {len} elements (limit {MAX_VECTOR})"),
+                    );
+                    return None;
+                }
                 let ops: Option<Vec<Operand>> = pair.into_inner().map(|p| self.operand(p)).collect();
                 Operand::Vector(ops?.into_boxed_slice())
             }

@@ -19,6 +19,7 @@ const EXPECTED: &[(&str, usize, usize)] = &[
     ("duplicate-register", 9, 12),
     ("empty", 1, 1),
     ("garbage-after-brace", 9, 3),
+    ("immediate-too-large-hex", 10, 20),
     ("integer-too-large", 10, 16),
     ("invalid-utf8", 6, 7),
     ("label-at-eof", 10, 1),
@@ -27,8 +28,11 @@ const EXPECTED: &[(&str, usize, usize)] = &[
     ("missing-target", 3, 1),
     ("missing-version", 2, 1),
     ("nesting-too-deep", 8, 256),
+    ("offset-too-large", 12, 26),
+    ("register-family-4g", 8, 15),
     ("register-family-too-large", 8, 15),
     ("stray-close-brace", 10, 1),
+    ("too-many-registers", 9, 28),
     ("truncated-function", 12, 1),
     ("truncated-instruction", 10, 18),
     ("undeclared-guard", 10, 3),
@@ -37,6 +41,8 @@ const EXPECTED: &[(&str, usize, usize)] = &[
     ("unterminated-block", 15, 1),
     ("unterminated-comment", 10, 1),
     ("unterminated-string", 10, 9),
+    ("vector-too-large", 12, 19),
+    ("version-too-large", 2, 1),
 ];
 
 /// Runs one input and returns its standard error after checking the exit
