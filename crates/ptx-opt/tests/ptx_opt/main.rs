@@ -3,4 +3,5 @@
 
 mod corpus;
 mod legalize_relaxed;
+mod pass_cases;
 mod round_trip;
