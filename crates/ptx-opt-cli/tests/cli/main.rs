@@ -8,10 +8,14 @@
 //!   and snapshotting the rendered diagnostic.
 //! - `behaviour`: flags, `-o`, standard input, byte-identical output and a
 //!   closed output pipe.
+//! - `mutations`: a few hundred seeded mutants of corpus files through the
+//!   binary with every pass: exit 0 or 1, never a crash or a hang, located
+//!   errors.
 //! - `remarks`: `--remarks=FILE` JSON Lines, parsed back and checked against
 //!   the source and the library's remarks.
 
 mod behaviour;
+mod mutations;
 mod parse_errors;
 mod parse_snapshots;
 mod remarks;
