@@ -1,0 +1,181 @@
+//! The C API as C programs use it: `examples/c/optimize.c` and
+//! `tests/c/api.c` are compiled with the system C compiler (`cc`, or `$CC`)
+//! against the real `libptx_opt.a` and `libptx_opt.so` and run.
+//!
+//! Cargo does not build a crate's cdylib or staticlib for its integration
+//! tests, so this test builds them itself, once per process: `cargo build -p
+//! ptx-opt-capi` with the profile and target directory of the running test
+//! binary (found from its own path, `target/<profile>/deps/capi-*`). That
+//! works on a fresh clone and never uses a stale library. The expected output
+//! is computed with the `ptx-opt` library directly, in this process.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn workspace_dir() -> PathBuf {
+    crate_dir().join("../..")
+}
+
+fn corpus_file(name: &str) -> PathBuf {
+    workspace_dir().join("../shared/corpus/public").join(name)
+}
+
+fn example_file() -> PathBuf {
+    workspace_dir().join("testdata/examples/narrow_loads.ptx")
+}
+
+/// `target/<profile>` holding a freshly built `libptx_opt.a` and `libptx_opt.so`.
+fn library_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test binary knows its path");
+        let profile_dir = exe.parent().and_then(Path::parent).expect("test binary in target/<profile>/deps");
+        let target_dir = profile_dir.parent().expect("target/<profile> has a parent");
+        let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") => "dev".to_string(),
+            Some(name) => name.to_string(),
+            None => panic!("no profile directory in {}", exe.display()),
+        };
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+        let output = Command::new(cargo)
+            .args(["build", "--offline", "-p", "ptx-opt-capi", "--profile", &profile, "--target-dir"])
+            .arg(target_dir)
+            .current_dir(workspace_dir())
+            .output()
+            .expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "cargo build -p ptx-opt-capi failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        for lib in ["libptx_opt.a", "libptx_opt.so"] {
+            assert!(profile_dir.join(lib).is_file(), "{lib} was not built in {}", profile_dir.display());
+        }
+        profile_dir.to_path_buf()
+    })
+}
+
+/// How a program is linked with the library.
+#[derive(Clone, Copy, Debug)]
+enum Link {
+    Static,
+    Shared,
+}
+
+/// Compiles one C file against the library into `dir`.
+fn compile(source: &Path, link: Link, dir: &Path) -> PathBuf {
+    let lib = library_dir();
+    let name = source.file_stem().and_then(|s| s.to_str()).expect("C file name");
+    let exe = dir.join(format!("{name}-{link:?}"));
+    let cc = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+    let mut command = Command::new(cc);
+    command
+        .args(["-std=c99", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra", "-Werror", "-pedantic", "-I"])
+        .arg(crate_dir().join("include"))
+        .arg(source)
+        .arg("-o")
+        .arg(&exe);
+    match link {
+        Link::Static => command.arg(lib.join("libptx_opt.a")).args(["-lpthread", "-ldl", "-lm"]),
+        Link::Shared => command
+            .arg("-L")
+            .arg(lib)
+            .arg("-lptx_opt")
+            .arg(format!("-Wl,-rpath,{}", lib.display()))
+            .arg("-lpthread"),
+    };
+    let output = command.output().expect("the C compiler (cc, or $CC) runs");
+    assert!(output.status.success(), "cc {}:\n{}", source.display(), String::from_utf8_lossy(&output.stderr));
+    exe
+}
+
+fn run(exe: &Path, args: &[&Path], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(exe);
+    command.args(args);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap_or_else(|e| panic!("{} runs: {e}", exe.display()))
+}
+
+/// The output of `legalize-relaxed` computed by the Rust library.
+fn expected(path: &Path) -> String {
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    facade::optimize(&source, &facade::Options::with_passes(["legalize-relaxed"]))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .ptx
+}
+
+/// A module with a parse error on line 7, column 15.
+const BROKEN: &str =
+    ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\tadd.s32 %r1, , %r2;\n}\n";
+
+/// The first diagnostic of `BROKEN` as the library reports it: line, column, message.
+fn broken_diagnostic() -> (usize, usize, String) {
+    let error = facade::parse(BROKEN).expect_err("BROKEN does not parse");
+    let first = error.diagnostics.first().expect("a located diagnostic");
+    let (line, col) = facade::LineIndex::new(BROKEN).line_col(BROKEN, first.span.start as usize);
+    (line, col, first.message.clone())
+}
+
+#[test]
+fn c_example_prints_what_the_library_prints() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let source = workspace_dir().join("examples/c/optimize.c");
+    let inputs =
+        [example_file(), corpus_file("nvrtc-13.5__quant_int8__sm_100.ptx"), corpus_file("clang-19__fp8_convert__sm_90.ptx")];
+    for link in [Link::Static, Link::Shared] {
+        let exe = compile(&source, link, dir.path());
+        for input in &inputs {
+            let output = run(&exe, &[input], &[]);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(0), "{link:?} {}: {stderr}", input.display());
+            assert!(stderr.is_empty(), "{link:?} {}: {stderr}", input.display());
+            let want = expected(input);
+            let original = std::fs::read_to_string(input).expect("readable input");
+            assert_ne!(want, original, "{} should be rewritten by legalize-relaxed", input.display());
+            assert!(output.stdout == want.as_bytes(), "{link:?} {}: output differs from the library's", input.display());
+        }
+    }
+}
+
+#[test]
+fn c_example_reports_errors_like_a_compiler() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let exe = compile(&workspace_dir().join("examples/c/optimize.c"), Link::Static, dir.path());
+    let broken = dir.path().join("broken.ptx");
+    std::fs::write(&broken, BROKEN).expect("scratch file");
+    let output = run(&exe, &[&broken], &[]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let (line, col, message) = broken_diagnostic();
+    assert_eq!((line, col), (7, 15));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), format!("{}:{line}:{col}: error: {message}\n", broken.display()));
+
+    let output = run(&exe, &[&example_file(), Path::new("no-such-pass")], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown pass"));
+}
+
+#[test]
+fn c_api_contract_holds_from_c() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let broken = dir.path().join("broken.ptx");
+    std::fs::write(&broken, BROKEN).expect("scratch file");
+    let (line, col, message) = broken_diagnostic();
+    let (line, col) = (line.to_string(), col.to_string());
+    let env = [("PTX_OPT_TEST_LINE", line.as_str()), ("PTX_OPT_TEST_COL", col.as_str()), ("PTX_OPT_TEST_MESSAGE", &message)];
+    for link in [Link::Static, Link::Shared] {
+        let exe = compile(&crate_dir().join("tests/c/api.c"), link, dir.path());
+        let output = run(&exe, &[&example_file(), &broken], &env);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{link:?}:\n{stderr}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "ok\n", "{link:?}:\n{stderr}");
+    }
+}
