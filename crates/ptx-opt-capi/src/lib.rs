@@ -440,7 +440,10 @@ pub unsafe extern "C" fn ptx_opt_result_diagnostic_message(result: *const PtxOpt
 /// # Safety
 /// `result` is NULL or a live result.
 #[no_mangle]
-pub unsafe extern "C" fn ptx_opt_result_diagnostic_rendered(result: *const PtxOptResult, index: usize) -> *const c_char {
+pub unsafe extern "C" fn ptx_opt_result_diagnostic_rendered(
+    result: *const PtxOptResult,
+    index: usize,
+) -> *const c_char {
     guard(std::ptr::null(), || diagnostic(result, index).map_or(std::ptr::null(), |d| d.rendered.as_ptr()))
 }
 

@@ -82,12 +82,9 @@ fn compile(source: &Path, link: Link, dir: &Path) -> PathBuf {
         .arg(&exe);
     match link {
         Link::Static => command.arg(lib.join("libptx_opt.a")).args(["-lpthread", "-ldl", "-lm"]),
-        Link::Shared => command
-            .arg("-L")
-            .arg(lib)
-            .arg("-lptx_opt")
-            .arg(format!("-Wl,-rpath,{}", lib.display()))
-            .arg("-lpthread"),
+        Link::Shared => {
+            command.arg("-L").arg(lib).arg("-lptx_opt").arg(format!("-Wl,-rpath,{}", lib.display())).arg("-lpthread")
+        }
     };
     let output = command.output().expect("the C compiler (cc, or $CC) runs");
     assert!(output.status.success(), "cc {}:\n{}", source.display(), String::from_utf8_lossy(&output.stderr));
@@ -127,8 +124,11 @@ fn broken_diagnostic() -> (usize, usize, String) {
 fn c_example_prints_what_the_library_prints() {
     let dir = tempfile::tempdir().expect("scratch directory");
     let source = workspace_dir().join("examples/c/optimize.c");
-    let inputs =
-        [example_file(), corpus_file("nvrtc-13.5__quant_int8__sm_100.ptx"), corpus_file("clang-19__fp8_convert__sm_90.ptx")];
+    let inputs = [
+        example_file(),
+        corpus_file("nvrtc-13.5__quant_int8__sm_100.ptx"),
+        corpus_file("clang-19__fp8_convert__sm_90.ptx"),
+    ];
     for link in [Link::Static, Link::Shared] {
         let exe = compile(&source, link, dir.path());
         for input in &inputs {
@@ -139,7 +139,11 @@ fn c_example_prints_what_the_library_prints() {
             let want = expected(input);
             let original = std::fs::read_to_string(input).expect("readable input");
             assert_ne!(want, original, "{} should be rewritten by legalize-relaxed", input.display());
-            assert!(output.stdout == want.as_bytes(), "{link:?} {}: output differs from the library's", input.display());
+            assert!(
+                output.stdout == want.as_bytes(),
+                "{link:?} {}: output differs from the library's",
+                input.display()
+            );
         }
     }
 }
@@ -155,7 +159,10 @@ fn c_example_reports_errors_like_a_compiler() {
     assert!(output.stdout.is_empty());
     let (line, col, message) = broken_diagnostic();
     assert_eq!((line, col), (7, 15));
-    assert_eq!(String::from_utf8_lossy(&output.stderr), format!("{}:{line}:{col}: error: {message}\n", broken.display()));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("{}:{line}:{col}: error: {message}\n", broken.display())
+    );
 
     let output = run(&exe, &[&example_file(), Path::new("no-such-pass")], &[]);
     assert_eq!(output.status.code(), Some(2));
@@ -170,7 +177,8 @@ fn c_api_contract_holds_from_c() {
     std::fs::write(&broken, BROKEN).expect("scratch file");
     let (line, col, message) = broken_diagnostic();
     let (line, col) = (line.to_string(), col.to_string());
-    let env = [("PTX_OPT_TEST_LINE", line.as_str()), ("PTX_OPT_TEST_COL", col.as_str()), ("PTX_OPT_TEST_MESSAGE", &message)];
+    let env =
+        [("PTX_OPT_TEST_LINE", line.as_str()), ("PTX_OPT_TEST_COL", col.as_str()), ("PTX_OPT_TEST_MESSAGE", &message)];
     for link in [Link::Static, Link::Shared] {
         let exe = compile(&crate_dir().join("tests/c/api.c"), link, dir.path());
         let output = run(&exe, &[&example_file(), &broken], &env);

@@ -43,7 +43,8 @@ fn exported_names() -> (Vec<String>, Vec<String>) {
             continue;
         }
         if exported {
-            let rest = line.strip_prefix("pub unsafe extern \"C\" fn ").or_else(|| line.strip_prefix("pub extern \"C\" fn "));
+            let rest =
+                line.strip_prefix("pub unsafe extern \"C\" fn ").or_else(|| line.strip_prefix("pub extern \"C\" fn "));
             let rest = rest.unwrap_or_else(|| panic!("#[no_mangle] not followed by a pub extern \"C\" fn: {line}"));
             functions.push(rest.split('(').next().unwrap_or_default().to_string());
             exported = false;
@@ -61,7 +62,10 @@ fn every_exported_function_and_constant_is_declared() {
     assert!(functions.len() >= 16, "too few exported functions found: {functions:?}");
     for name in &functions {
         assert!(name.starts_with("ptx_opt_"), "exported name without the ptx_opt_ prefix: {name}");
-        assert!(header.contains(&format!(" {name}(")) || header.contains(&format!("*{name}(")), "{name} is not declared");
+        assert!(
+            header.contains(&format!(" {name}(")) || header.contains(&format!("*{name}(")),
+            "{name} is not declared"
+        );
     }
     assert_eq!(constants, ["PTX_OPT_OK", "PTX_OPT_ERROR_INPUT", "PTX_OPT_ERROR_USAGE", "PTX_OPT_ERROR_INTERNAL"]);
     for (value, name) in constants.iter().enumerate() {

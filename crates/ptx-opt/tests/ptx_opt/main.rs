@@ -3,5 +3,6 @@
 
 mod corpus;
 mod legalize_relaxed;
+mod library;
 mod pass_cases;
 mod round_trip;
