@@ -17,6 +17,7 @@ pub mod inst;
 pub mod module;
 pub mod opcodes;
 pub mod print;
+pub mod special;
 pub mod types;
 pub mod views;
 pub mod words;
