@@ -1,0 +1,450 @@
+//! `verify`: checks that a module is valid PTX as far as types, declarations
+//! and labels go, and reports every problem it finds.
+//!
+//! The parser accepts anything that has the shape of PTX; whether a register
+//! of the declared type may be used by an instruction is decided here. The
+//! pass never changes the IR. It runs on its own (`--passes=verify`) and
+//! after every pass with `--verify-each`, where it catches a pass that
+//! produced invalid code, so it must be cheap: one walk over the
+//! instructions, no allocation except for the errors it reports.
+//!
+//! Like Cranelift's verifier it does not stop at the first error: every
+//! error is collected with the span of its instruction. Checked:
+//!
+//! * operand types against the instruction types, by PTX ISA 9.4 Table 26
+//!   and, for `ld`, `st` and `cvt`, the relaxed Tables 27 and 28 of 9.4.1
+//!   (the rules are in `verify/rules.rs`, the per-opcode signatures in
+//!   `verify/signature.rs`);
+//! * the instruction types themselves (`add.b32`, `cvt.f32.b16` and
+//!   `ld.f16` are not valid PTX);
+//! * predicates where a predicate is required: guards, `!p`, the results of
+//!   `setp`, the selector of `selp`;
+//! * declarations: a `%` name that is neither a declared register nor a
+//!   special register, `%r.x` on a register that is not a vector;
+//! * labels: a `bra` whose target is not a label of the function;
+//! * vector arity: `ld.v4` with a two-element `{a, b}` or a `.v2` register,
+//!   `.v2` with a scalar register;
+//! * address registers: the base of `[reg+off]` must be an integer or bit
+//!   register of at most 64 bits.
+//!
+//! What ptxas accepts is the reference: the rules were checked against
+//! ptxas 13.5 (1472 oracle cases and probes of every checked opcode), and
+//! where ptxas is looser than the ISA's tables the verifier follows ptxas.
+//! Instructions and forms the signature table does not describe are not
+//! type-checked.
+
+mod rules;
+mod signature;
+
+use ptx_ir::special::is_special_register;
+use ptx_ir::{AddrBase, Diagnostic, Function, Inst, Opcode, Operand, RegId, ScalarType, Stmt, TypeKind};
+use ptx_pass::{FunctionContext, FunctionPass, Pass, PerFunction, Preserves};
+use signature::Expect;
+
+/// The verifier pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Verify;
+
+impl FunctionPass for Verify {
+    fn name(&self) -> &'static str {
+        "verify"
+    }
+
+    fn preserves(&self) -> Preserves {
+        Preserves::All
+    }
+
+    fn run_on_function(&self, func: &mut Function, _cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        let errors = verify_function(func);
+        if errors.is_empty() {
+            Ok(false)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// Makes the registered `verify` pass.
+pub fn create() -> Box<dyn Pass> {
+    Box::new(PerFunction(Verify))
+}
+
+/// Checks one function; returns every error found, in body order.
+pub fn verify_function(func: &Function) -> Vec<Diagnostic> {
+    let mut v = Verifier { func, errors: Vec::new() };
+    for stmt in func.body.iter().flatten() {
+        if let Stmt::Inst(id) = stmt {
+            if let Some(inst) = func.insts.get(*id) {
+                v.inst(inst);
+            }
+        }
+    }
+    v.errors
+}
+
+/// At most this many instruction types are looked at (`cvt.pack` has three).
+const MAX_TYPES: usize = 4;
+
+struct Verifier<'f> {
+    func: &'f Function,
+    errors: Vec<Diagnostic>,
+}
+
+impl<'f> Verifier<'f> {
+    fn inst(&mut self, inst: &Inst) {
+        if let Some(g) = inst.guard {
+            if !self.is_scalar(g.reg, ScalarType::Pred) {
+                let msg = format!("guard {} must be a .pred register, not {}", self.reg(g.reg), self.reg_ty(g.reg));
+                self.error(inst, msg);
+            }
+        }
+        for (i, op) in inst.operands.iter().enumerate() {
+            let is_branch_target = inst.opcode == Opcode::Bra && i + 1 == inst.operands.len();
+            match op {
+                Operand::Symbol(name) if is_branch_target => {
+                    let msg = format!("branch target '{}' is not a label of this function", self.func.names.get(*name));
+                    self.error(inst, msg);
+                }
+                _ => self.structure(inst, op),
+            }
+        }
+        self.types(inst);
+    }
+
+    /// Declarations, predicate negation, vector components and address
+    /// registers, for every operand of every instruction.
+    fn structure(&mut self, inst: &Inst, op: &Operand) {
+        match op {
+            Operand::Symbol(name) => self.symbol(inst, self.func.names.get(*name)),
+            Operand::RegComponent(r, c) => {
+                if self.func.regs[*r].ty.vector.is_none() {
+                    let msg = format!("{}.{c}: {} is not a vector register", self.reg(*r), self.reg(*r));
+                    self.error(inst, msg);
+                }
+            }
+            Operand::Not(inner) => {
+                if let Operand::Reg(r) = **inner {
+                    if !self.is_scalar(r, ScalarType::Pred) {
+                        let msg = format!(
+                            "!{} negates a {} register; only a .pred can be negated",
+                            self.reg(r),
+                            self.reg_ty(r)
+                        );
+                        self.error(inst, msg);
+                    }
+                }
+                self.structure(inst, inner);
+            }
+            Operand::Neg(inner) => self.structure(inst, inner),
+            Operand::Address(addr) => {
+                match addr.base {
+                    AddrBase::Reg(r) => {
+                        let ty = self.func.regs[r].ty;
+                        if ty.vector.is_some() || !rules::can_hold_address(ty.scalar) {
+                            let msg = format!(
+                                "address register {} is {}; an address must be an integer or bit register of at most 64 bits",
+                                self.reg(r),
+                                ty
+                            );
+                            self.error(inst, msg);
+                        }
+                    }
+                    AddrBase::Symbol(name) => self.symbol(inst, self.func.names.get(name)),
+                    AddrBase::Absolute(_) => {}
+                }
+                for op in &addr.rest {
+                    self.structure(inst, op);
+                }
+            }
+            Operand::Vector(ops) | Operand::Parens(ops) => {
+                for op in ops.iter() {
+                    self.structure(inst, op);
+                }
+            }
+            Operand::Pair(pair) => {
+                self.structure(inst, &pair.0);
+                self.structure(inst, &pair.1);
+            }
+            Operand::Reg(_)
+            | Operand::Special(_)
+            | Operand::Label(_)
+            | Operand::Int(_)
+            | Operand::Float(_)
+            | Operand::Sink => {}
+        }
+    }
+
+    /// A name that did not resolve to a register: fine unless it is spelled
+    /// like a register (`%...`) and is neither special nor a parameter or
+    /// variable of the function.
+    fn symbol(&mut self, inst: &Inst, text: &str) {
+        if !text.starts_with('%') {
+            return;
+        }
+        let base = text.split('.').next().unwrap_or(text);
+        if is_special_register(base) || self.is_function_variable(text) {
+            return;
+        }
+        let msg = format!("register {base} is not declared");
+        self.error(inst, msg);
+    }
+
+    /// True if `name` is a parameter, return parameter or body variable of
+    /// the function (PTX identifiers may start with `%`). Only asked about
+    /// `%` names that are not registers, so the scan is rare.
+    fn is_function_variable(&self, name: &str) -> bool {
+        let params = self.func.params.iter().flatten().chain(self.func.returns.iter().flatten());
+        let locals = self.func.body.iter().flatten().filter_map(|s| match s {
+            Stmt::Variable(v) => Some(v),
+            _ => None,
+        });
+        params.chain(locals).any(|v| v.name == name)
+    }
+
+    /// Instruction types and operand types.
+    fn types(&mut self, inst: &Inst) {
+        if signature::has_unmodelled_type(inst) {
+            return;
+        }
+        let mut types = [ScalarType::Pred; MAX_TYPES];
+        let mut n = 0;
+        for t in inst.types().take(MAX_TYPES) {
+            types[n] = t;
+            n += 1;
+        }
+        let types = &types[..n];
+        let valid = signature::valid_types(inst);
+        if !valid.is_empty() {
+            if types.is_empty() {
+                let msg = format!("{}: missing instruction type", self.opcode(inst));
+                self.error(inst, msg);
+                return;
+            }
+            let mut bad = false;
+            for (list, t) in valid.iter().zip(types) {
+                if !list.contains(t) {
+                    let msg = format!("{}: .{t} is not a valid instruction type here", self.opcode(inst));
+                    self.error(inst, msg);
+                    bad = true;
+                }
+            }
+            if bad {
+                return;
+            }
+            if !signature::types_combine(inst, types) {
+                let msg = format!(
+                    "{}: these instruction types are not a valid instruction type combination",
+                    self.opcode(inst)
+                );
+                self.error(inst, msg);
+                return;
+            }
+        }
+        let Some(sig) = signature::signature(inst, types) else { return };
+        for (i, op) in inst.operands.iter().enumerate() {
+            if sig.data == Some(i) {
+                self.data_operand(inst, i, op, sig.operand(i));
+            } else {
+                self.typed_operand(inst, i, op, sig.operand(i));
+            }
+        }
+    }
+
+    fn typed_operand(&mut self, inst: &Inst, i: usize, op: &Operand, expect: Expect) {
+        if expect == Expect::Any {
+            return;
+        }
+        match op {
+            Operand::Reg(r) => {
+                if self.func.regs[*r].ty.vector.is_some() {
+                    let msg = format!(
+                        "{}: operand {} ({}) is a vector register ({}); a scalar is expected",
+                        self.opcode(inst),
+                        i + 1,
+                        self.reg(*r),
+                        self.func.regs[*r].ty
+                    );
+                    self.error(inst, msg);
+                } else {
+                    self.scalar(inst, i, *r, expect);
+                }
+            }
+            Operand::RegComponent(r, _) if self.func.regs[*r].ty.vector.is_some() => self.scalar(inst, i, *r, expect),
+            Operand::Not(inner) | Operand::Neg(inner) => self.typed_operand(inst, i, inner, expect),
+            Operand::Pair(pair) if signature::allows_predicate_pair(inst.opcode) => {
+                self.typed_operand(inst, i, &pair.0, expect);
+                self.typed_operand(inst, i, &pair.1, Expect::Fixed(ScalarType::Pred));
+            }
+            // `mov.b64 d, {lo, hi}`: each element has an equal share of the bits.
+            Operand::Vector(elems) => {
+                let Expect::Strict(t) = expect else { return };
+                let share = t.bits() / (elems.len().max(1) as u32);
+                let Some(part) = ScalarType::unsigned_of_bits(share).and_then(|u| u.bit_type()) else { return };
+                if share * elems.len() as u32 != t.bits() {
+                    return;
+                }
+                for elem in elems.iter() {
+                    if let Operand::Reg(r) = elem {
+                        // ptxas accepts predicates among the elements; so do we.
+                        if self.func.regs[*r].ty.vector.is_none() && !self.is_scalar(*r, ScalarType::Pred) {
+                            self.scalar(inst, i, *r, Expect::Strict(part));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The data operand of `ld`/`ldu`/`st`: its arity must match `.vN`, and
+    /// its registers fit the instruction type (Tables 27/28 for a scalar,
+    /// the looser element rule inside vectors).
+    fn data_operand(&mut self, inst: &Inst, i: usize, op: &Operand, expect: Expect) {
+        let (Expect::Source(t) | Expect::Dest(t)) = expect else { return };
+        let arity = inst.vector().unwrap_or(1) as usize;
+        match op {
+            Operand::Vector(elems) => {
+                if elems.len() != arity {
+                    let msg = format!(
+                        "{}: operand {} has {} elements, {} expected",
+                        self.opcode(inst),
+                        i + 1,
+                        elems.len(),
+                        arity
+                    );
+                    self.error(inst, msg);
+                    return;
+                }
+                let mut first_size = None;
+                for elem in elems.iter() {
+                    let r = match elem {
+                        Operand::Reg(r) => *r,
+                        Operand::RegComponent(r, _) if self.func.regs[*r].ty.vector.is_some() => *r,
+                        _ => continue,
+                    };
+                    let ty = self.func.regs[r].ty.scalar;
+                    // ptxas: "Incompatible elements of vector expression".
+                    if *first_size.get_or_insert(ty.bits()) != ty.bits() {
+                        let msg = format!(
+                            "{}: vector element {} is .{ty}, not the size of the elements before it",
+                            self.opcode(inst),
+                            self.reg(r)
+                        );
+                        self.error(inst, msg);
+                    } else if !rules::vector_element_fits(t, ty) {
+                        let msg = format!(
+                            "{}: vector element {} is .{ty}, which cannot hold .{t}",
+                            self.opcode(inst),
+                            self.reg(r)
+                        );
+                        self.error(inst, msg);
+                    }
+                }
+            }
+            Operand::Reg(r) => match self.func.regs[*r].ty.vector {
+                Some(k) if k as usize != arity => {
+                    let msg = format!(
+                        "{}: vector register {} has {k} elements, {arity} expected",
+                        self.opcode(inst),
+                        self.reg(*r)
+                    );
+                    self.error(inst, msg);
+                }
+                Some(_) => {
+                    let ty = self.func.regs[*r].ty.scalar;
+                    if !rules::vector_element_fits(t, ty) {
+                        let msg = format!(
+                            "{}: vector register {} has .{ty} elements, which cannot hold .{t}",
+                            self.opcode(inst),
+                            self.reg(*r)
+                        );
+                        self.error(inst, msg);
+                    }
+                }
+                None if arity != 1 => {
+                    let msg = format!(
+                        "{}: operand {} ({}) is a scalar register; a vector of {arity} is expected",
+                        self.opcode(inst),
+                        i + 1,
+                        self.reg(*r)
+                    );
+                    self.error(inst, msg);
+                }
+                None => self.scalar(inst, i, *r, expect),
+            },
+            Operand::RegComponent(r, _) if self.func.regs[*r].ty.vector.is_some() => {
+                if arity != 1 {
+                    let msg = format!(
+                        "{}: operand {} is a single element; a vector of {arity} is expected",
+                        self.opcode(inst),
+                        i + 1
+                    );
+                    self.error(inst, msg);
+                } else {
+                    self.scalar(inst, i, *r, expect);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Checks one scalar register (or vector element) against `expect`.
+    fn scalar(&mut self, inst: &Inst, i: usize, r: RegId, expect: Expect) {
+        let ty = self.func.regs[r].ty.scalar;
+        let (ok, t, relation) = match expect {
+            Expect::Any => return,
+            Expect::Strict(t) => (rules::agrees_with_instruction_type(t, ty), t, "does not agree with type"),
+            Expect::Fixed(t) => (rules::agrees(t, ty), t, "does not agree with type"),
+            Expect::Source(t) => (rules::source_fits(t, ty), t, "does not fit source type"),
+            Expect::Dest(t) => (rules::dest_fits(t, ty), t, "does not fit destination type"),
+        };
+        if ok {
+            return;
+        }
+        let table = match expect {
+            Expect::Source(_) => "PTX ISA 9.4.1, Table 27",
+            Expect::Dest(_) => "PTX ISA 9.4.1, Table 28",
+            _ => "PTX ISA 9.4, Table 26",
+        };
+        let (op, reg) = (self.opcode(inst), self.reg(r));
+        let msg = if t.kind() == TypeKind::Pred {
+            format!("{op}: operand {} ({reg}) must be a .pred register, not .{ty}", i + 1)
+        } else {
+            format!("{op}: operand {} ({reg}) is .{ty}, which {relation} .{t} ({table})", i + 1)
+        };
+        self.error(inst, msg);
+    }
+
+    fn is_scalar(&self, r: RegId, t: ScalarType) -> bool {
+        let ty = self.func.regs[r].ty;
+        ty.vector.is_none() && ty.scalar == t
+    }
+
+    fn reg(&self, r: RegId) -> String {
+        self.func.reg_name(r)
+    }
+
+    fn reg_ty(&self, r: RegId) -> String {
+        self.func.regs[r].ty.to_string()
+    }
+
+    /// The opcode with its modifiers (`cvt.rn.f32.u8`), for messages.
+    fn opcode(&self, inst: &Inst) -> String {
+        let mut s = ptx_ir::print::opcode_text(self.func, inst.opcode).to_string();
+        for m in &inst.modifiers {
+            ptx_ir::print::write_modifier(self.func, m, &mut s);
+        }
+        s
+    }
+
+    /// Records an error at `inst`. Instructions a pass made have no source
+    /// position, so their text and function are named instead.
+    fn error(&mut self, inst: &Inst, message: String) {
+        let message = if inst.span.is_synthetic() {
+            format!("{message} (in `{}`, function {})", ptx_ir::print::inst_to_string(self.func, inst), self.func.name)
+        } else {
+            message
+        };
+        self.errors.push(Diagnostic::new(inst.span, message));
+    }
+}

@@ -1,0 +1,325 @@
+//! Instruction signatures for the verifier: which instruction types each
+//! opcode accepts, and what each operand position expects given those types.
+//!
+//! This is the verifier's one table. It covers the instructions whose
+//! operand types the ISA defines plainly (integer and float arithmetic,
+//! logic, shifts, bit fields, comparisons, selects, moves, conversions,
+//! loads and stores, atomics, warp shuffles and votes). An opcode or form
+//! that is not described here is not type-checked at all: a missing rule
+//! may let an error through, a wrong rule would reject valid code.
+//!
+//! The lists of valid instruction types were taken from the ISA syntax
+//! sections (`spec/isa/<opcode>.md` and the floating-point and half-precision
+//! sections) and checked type by type against ptxas 13.5 on `sm_90` and
+//! `sm_100a`: a type is listed unless ptxas answers "Unexpected instruction
+//! types specified" for it on both.
+
+use ptx_ir::{Inst, Modifier, Opcode, ScalarType};
+
+use super::rules::{is_register_less_format, widened};
+
+/// What an operand position expects of a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    /// Not checked: immediates, symbols, positions the table does not know.
+    Any,
+    /// The instruction type (or one derived from it): Table 26 with ptxas's
+    /// `.f16x2` exception. A `{a, b}` operand (the packing form of `mov`)
+    /// splits the type's bits evenly between its elements.
+    Strict(ScalarType),
+    /// A type the ISA fixes whatever the instruction type (shift amounts,
+    /// bit positions, counts, the predicates of `setp` and `selp`): Table 26.
+    Fixed(ScalarType),
+    /// Table 27 (relaxed source) against this type.
+    Source(ScalarType),
+    /// Table 28 (relaxed destination) against this type.
+    Dest(ScalarType),
+}
+
+/// The most operand positions a signature describes.
+pub const MAX_OPERANDS: usize = 6;
+
+/// What an instruction expects of its operands.
+#[derive(Clone, Copy, Debug)]
+pub struct Signature {
+    /// Per operand position (positions past the end expect nothing).
+    pub operands: [Expect; MAX_OPERANDS],
+    /// The data operand of `ld`/`ldu`/`st`: it must have as many elements as
+    /// the `.vN` modifier says (one without it).
+    pub data: Option<usize>,
+}
+
+impl Signature {
+    fn of(expects: &[Expect]) -> Signature {
+        let mut operands = [Expect::Any; MAX_OPERANDS];
+        for (slot, e) in operands.iter_mut().zip(expects) {
+            *slot = *e;
+        }
+        Signature { operands, data: None }
+    }
+
+    /// Every operand of type `t`.
+    fn all(t: ScalarType) -> Signature {
+        Signature::of(&[Expect::Strict(t); MAX_OPERANDS])
+    }
+
+    /// The expectation of operand `i`.
+    pub fn operand(&self, i: usize) -> Expect {
+        self.operands.get(i).copied().unwrap_or(Expect::Any)
+    }
+}
+
+use ScalarType::*;
+
+const INT: &[ScalarType] = &[U16, U32, U64, S16, S32, S64];
+const INT_AND_FLOATS: &[ScalarType] = &[U16, U32, U64, S16, S32, S64, F16, F16x2, Bf16, Bf16x2, F32, F64];
+const INT_F32_F64: &[ScalarType] = &[U16, U32, U64, S16, S32, S64, F32, F64];
+const HALVES_F32_F64: &[ScalarType] = &[F16, F16x2, Bf16, Bf16x2, F32, F64];
+const HALVES_F32: &[ScalarType] = &[F16, F16x2, Bf16, Bf16x2, F32];
+const F32_F64: &[ScalarType] = &[F32, F64];
+const F32_ONLY: &[ScalarType] = &[F32];
+const LOGIC: &[ScalarType] = &[Pred, B16, B32, B64];
+const BITS_16_64: &[ScalarType] = &[B16, B32, B64];
+const SHR: &[ScalarType] = &[B16, B32, B64, U16, U32, U64, S16, S32, S64];
+const BITS_32_64: &[ScalarType] = &[B32, B64];
+const INT_32_64: &[ScalarType] = &[U32, U64, S32, S64];
+const INT_32: &[ScalarType] = &[U32, S32];
+const WIDE: &[ScalarType] = &[U16, U32, S16, S32];
+const B32_ONLY: &[ScalarType] = &[B32];
+const MOV: &[ScalarType] = &[Pred, B16, B32, B64, B128, U16, U32, U64, S16, S32, S64, F32, F64];
+const SELP: &[ScalarType] = &[B16, B32, B64, U16, U32, U64, S16, S32, S64, F32, F64];
+const COMPARE: &[ScalarType] = &[B16, B32, B64, U16, U32, U64, S16, S32, S64, F16, F16x2, Bf16, Bf16x2, F32, F64];
+/// Which destination types combine with which source types varies; this is
+/// the union.
+const SET_DEST: &[ScalarType] = &[U16, S16, U32, S32, F16, Bf16, F16x2, Bf16x2, F32];
+const SLCT_SELECTOR: &[ScalarType] = &[U32, S32, F32];
+const MEMORY: &[ScalarType] = &[B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64, F32, F64];
+const VOTE: &[ScalarType] = &[Pred, B32];
+/// The conversions of `cvt.dtype.atype` (ISA 9.7.9.21, checked pair by pair
+/// against ptxas 13.5 on `sm_100a`): every pair of the scalar types below,
+/// plus the packed forms of [`cvt_pair_valid`]. There are no bit-size
+/// instruction types (ISA 9.4.1: "the `cvt` instruction does not support
+/// `.bX` instruction types").
+const CVT_SCALAR: &[ScalarType] = &[U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64];
+/// The packed 8-, 6- and 4-bit float pairs and `.ue8m0x2`.
+const CVT_PACKED: &[ScalarType] = &[E4m3x2, E5m2x2, E2m1x2, E2m3x2, E3m2x2, Ue8m0x2];
+const CVT_DEST: &[ScalarType] = &[
+    U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64, F16x2, Bf16x2, Tf32, E4m3x2, E5m2x2, E2m1x2, E2m3x2,
+    E3m2x2, Ue8m0x2,
+];
+const CVT_SOURCE: &[ScalarType] = &[
+    U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64, F16x2, Bf16x2, E4m3x2, E5m2x2, E2m1x2, E2m3x2, E3m2x2,
+    Ue8m0x2,
+];
+
+/// True if `cvt.d.a` is a conversion PTX has.
+pub fn cvt_pair_valid(d: ScalarType, a: ScalarType) -> bool {
+    let half2 = |t: ScalarType| matches!(t, F16x2 | Bf16x2);
+    (CVT_SCALAR.contains(&d) && CVT_SCALAR.contains(&a))
+        || (half2(d) && (a == F32 || CVT_PACKED.contains(&a)))
+        || (d == Tf32 && a == F32)
+        || (CVT_PACKED.contains(&d) && (a == F32 || half2(a)))
+}
+
+/// The valid instruction types of `inst`, per position in `inst.types()`;
+/// empty if the opcode's types are not checked. An instruction of a listed
+/// opcode must have at least one type.
+pub fn valid_types(inst: &Inst) -> &'static [&'static [ScalarType]] {
+    let wide = inst.has_word("wide");
+    match inst.opcode {
+        Opcode::Add | Opcode::Sub | Opcode::Min | Opcode::Max | Opcode::Abs | Opcode::Neg => &[INT_AND_FLOATS],
+        // Integer mul/mad need a mode (.hi, .lo, .wide); float ones have none.
+        Opcode::Mul | Opcode::Mad if wide => &[WIDE],
+        Opcode::Mul | Opcode::Mad if inst.has_word("hi") || inst.has_word("lo") => &[INT],
+        Opcode::Mul => &[HALVES_F32_F64],
+        Opcode::Mad => &[F32_F64],
+        Opcode::Fma => &[HALVES_F32_F64],
+        Opcode::Div => &[INT_F32_F64],
+        Opcode::Rem | Opcode::Sad => &[INT],
+        Opcode::And | Opcode::Or | Opcode::Xor | Opcode::Not => &[LOGIC],
+        Opcode::Cnot | Opcode::Shl => &[BITS_16_64],
+        Opcode::Shr => &[SHR],
+        Opcode::Bfe | Opcode::Bfind | Opcode::Cvta => &[INT_32_64],
+        Opcode::Bfi | Opcode::Popc | Opcode::Clz | Opcode::Brev => &[BITS_32_64],
+        Opcode::Mul24 | Opcode::Mad24 | Opcode::Szext => &[INT_32],
+        Opcode::Dp4a | Opcode::Dp2a => &[INT_32, INT_32],
+        Opcode::Mov => &[MOV],
+        Opcode::Selp => &[SELP],
+        Opcode::Slct => &[SELP, SLCT_SELECTOR],
+        Opcode::Setp => &[COMPARE],
+        Opcode::Set => &[SET_DEST, COMPARE],
+        Opcode::Copysign | Opcode::Rcp | Opcode::Sqrt | Opcode::Rsqrt | Opcode::Testp => &[F32_F64],
+        Opcode::Sin | Opcode::Cos | Opcode::Lg2 => &[F32_ONLY],
+        Opcode::Ex2 | Opcode::Tanh => &[HALVES_F32],
+        Opcode::Ld | Opcode::Ldu | Opcode::St => &[MEMORY],
+        Opcode::Cvt if inst.is_cvt_pack() => &[],
+        Opcode::Cvt => &[CVT_DEST, CVT_SOURCE],
+        Opcode::Prmt | Opcode::Lop3 | Opcode::Shf | Opcode::Shfl | Opcode::Activemask | Opcode::Bmsk => &[B32_ONLY],
+        Opcode::Vote => &[VOTE],
+        _ => &[],
+    }
+}
+
+/// True unless the instruction types, each valid on its own, do not combine
+/// (`cvt.u16.e4m3x2`). Only `cvt` is checked.
+pub fn types_combine(inst: &Inst, types: &[ScalarType]) -> bool {
+    match (inst.opcode, types) {
+        (Opcode::Cvt, [d, a]) if !inst.is_cvt_pack() => cvt_pair_valid(*d, *a),
+        _ => true,
+    }
+}
+
+/// The operand signature of `inst`, whose instruction types are `types`
+/// (in order; at least one). `None` if the form is not checked.
+pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
+    use Expect::{Any, Dest, Fixed, Source, Strict};
+    let t = *types.first()?;
+    let second = types.get(1).copied();
+    let n = inst.operands.len();
+    Some(match inst.opcode {
+        // d, a, b (, c): all of the instruction type.
+        Opcode::Add
+        | Opcode::Sub
+        | Opcode::Addc
+        | Opcode::Subc
+        | Opcode::Madc
+        | Opcode::Min
+        | Opcode::Max
+        | Opcode::Div
+        | Opcode::Rem
+        | Opcode::Abs
+        | Opcode::Neg
+        | Opcode::And
+        | Opcode::Or
+        | Opcode::Xor
+        | Opcode::Not
+        | Opcode::Cnot
+        | Opcode::Copysign
+        | Opcode::Rcp
+        | Opcode::Sqrt
+        | Opcode::Rsqrt
+        | Opcode::Sin
+        | Opcode::Cos
+        | Opcode::Lg2
+        | Opcode::Ex2
+        | Opcode::Tanh
+        | Opcode::Brev
+        | Opcode::Fma
+        | Opcode::Sad
+        | Opcode::Mul24
+        | Opcode::Mad24 => Signature::all(t),
+        // mul.wide / mad.wide: d (and c) twice as wide as a and b.
+        Opcode::Mul | Opcode::Mad if inst.has_word("wide") => {
+            let w = widened(t)?;
+            Signature::of(&[Strict(w), Strict(t), Strict(t), Strict(w)])
+        }
+        Opcode::Mul | Opcode::Mad => Signature::all(t),
+        // The shift amount is .u32 whatever the instruction type (9.4, Note).
+        Opcode::Shl | Opcode::Shr | Opcode::Szext => Signature::of(&[Strict(t), Strict(t), Fixed(U32)]),
+        Opcode::Bfe => Signature::of(&[Strict(t), Strict(t), Fixed(U32), Fixed(U32)]),
+        Opcode::Bfi => Signature::of(&[Strict(t), Strict(t), Strict(t), Fixed(U32), Fixed(U32)]),
+        // Counts and bit positions are .u32.
+        Opcode::Popc | Opcode::Clz | Opcode::Bfind => Signature::of(&[Fixed(U32), Strict(t)]),
+        Opcode::Prmt => Signature::all(B32),
+        Opcode::Lop3 => Signature::of(&[Strict(B32), Strict(B32), Strict(B32), Strict(B32), Any, Fixed(Pred)]),
+        Opcode::Shf => Signature::of(&[Strict(B32), Strict(B32), Strict(B32), Fixed(U32)]),
+        // ptxas checks the result of bmsk like a .u32 (a .f32 register is rejected).
+        Opcode::Bmsk => Signature::of(&[Fixed(U32), Fixed(U32), Fixed(U32)]),
+        // d and c are .u32 or .s32 (by the types); a and b hold packed bytes/halves.
+        Opcode::Dp4a | Opcode::Dp2a => Signature::of(&[Fixed(U32), Strict(U32), Strict(U32), Fixed(U32)]),
+        // setp: p[|q], a, b[, {!}c]
+        Opcode::Setp => Signature::of(&[Fixed(Pred), Strict(t), Strict(t), Fixed(Pred)]),
+        // set.dtype.stype d, a, b[, {!}c]
+        Opcode::Set => {
+            let s = second?;
+            Signature::of(&[Strict(t), Strict(s), Strict(s), Fixed(Pred)])
+        }
+        Opcode::Selp => Signature::of(&[Strict(t), Strict(t), Strict(t), Fixed(Pred)]),
+        Opcode::Slct => Signature::of(&[Strict(t), Strict(t), Strict(t), Strict(second?)]),
+        Opcode::Testp => Signature::of(&[Fixed(Pred), Strict(t)]),
+        // mov.vN is left alone.
+        Opcode::Mov if inst.vector().is_some() => return None,
+        Opcode::Mov => Signature::of(&[Strict(t), Strict(t)]),
+        Opcode::Cvta => Signature::of(&[Strict(t), Strict(t)]),
+        // ld/ldu d, [a]{, cache-policy} and st [a], b{, cache-policy}: Tables 28 and 27.
+        Opcode::Ld | Opcode::Ldu => Signature { data: Some(0), ..Signature::of(&[Dest(t)]) },
+        Opcode::St => Signature { data: Some(1), ..Signature::of(&[Any, Source(t)]) },
+        // cvt.pack.sat.convertType.abType{.cType} d, a, b{, c}: d is a
+        // 32-bit unsigned integer (relaxed rules, as every cvt).
+        Opcode::Cvt if inst.is_cvt_pack() => {
+            let ab = second?;
+            let c = types.get(2).copied().unwrap_or(B32);
+            Signature::of(&[Dest(U32), Source(ab), Source(ab), Source(c)])
+        }
+        // cvt.dtype.atype d, a (and the packing forms d, a, b): Tables 28
+        // and 27. Forms with more types are not checked.
+        Opcode::Cvt => {
+            let a = second?;
+            if types.len() != 2 || n > 3 {
+                return None;
+            }
+            if is_register_less_format(t) || is_register_less_format(a) {
+                // Conversions to and from .bf16, .tf32, .e4m3x2, ...: ptxas
+                // applies Table 26 on both sides.
+                Signature::of(&[Strict(t), Strict(a), Strict(a)])
+            } else {
+                Signature::of(&[Dest(t), Source(a), Source(a)])
+            }
+        }
+        // atom{.op}.type d, [a], b{, c}; red{.op}.type [a], b. Vector
+        // atomics are not checked.
+        Opcode::Atom | Opcode::Red if inst.vector().is_some() => return None,
+        Opcode::Atom if inst.has_word("cas") => Signature::of(&[Strict(t), Any, Strict(t), Strict(t)]),
+        Opcode::Atom => Signature::of(&[Strict(t), Any, Strict(t)]),
+        Opcode::Red => Signature::of(&[Any, Strict(t)]),
+        // shfl.sync.mode.b32 d[|p], a, b, c, membermask: b and c are .b32
+        // operands (ptxas accepts any 32-bit register), the mask is .u32.
+        Opcode::Shfl => Signature::of(&[Strict(t), Strict(t), Strict(B32), Strict(B32), Fixed(U32)]),
+        // vote.mode.pred d, {!}a{, membermask} / vote.ballot.b32 d, {!}a{, membermask}
+        Opcode::Vote => Signature::of(&[Strict(t), Strict(Pred), Fixed(U32)]),
+        Opcode::Activemask => Signature::of(&[Strict(t)]),
+        _ => return None,
+    })
+}
+
+/// True if a `p|q` pair in operand 0 is allowed, with `q` a predicate
+/// (`setp`, `shfl`, `lop3.BoolOp`): `q` is checked as `Fixed(.pred)`.
+pub fn allows_predicate_pair(op: Opcode) -> bool {
+    matches!(op, Opcode::Setp | Opcode::Shfl | Opcode::Lop3)
+}
+
+/// True if an instruction names a type the IR does not model as a
+/// [`ScalarType`] (`.u16x2`, `.f32x2`, `.e2m1x4`, ...) or carries a modifier
+/// the vocabulary does not know: its operands are not type-checked.
+pub fn has_unmodelled_type(inst: &Inst) -> bool {
+    inst.modifiers.iter().any(|m| match m {
+        Modifier::Other(_) => true,
+        Modifier::Word(w) => looks_like_type(w.as_str()),
+        _ => false,
+    })
+}
+
+/// `u16x2`, `f32x2`, `e4m3x4`, `bf16x2`, `ue8m0`, `b8x16`: a letter naming
+/// a kind followed by a digit.
+fn looks_like_type(word: &str) -> bool {
+    let rest = word
+        .strip_prefix("ue")
+        .or_else(|| word.strip_prefix("bf"))
+        .unwrap_or_else(|| word.strip_prefix(|c: char| matches!(c, 'b' | 's' | 'u' | 'f' | 'e')).unwrap_or(""));
+    rest.starts_with(|c: char| c.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::looks_like_type;
+
+    #[test]
+    fn type_like_words() {
+        for w in ["u16x2", "s16x2", "f32x2", "e4m3x4", "e2m1", "ue8m0", "b16x2", "b8x16", "bf16x2"] {
+            assert!(looks_like_type(w), "{w}");
+        }
+        for w in ["wide", "sync", "shiftamt", "e", "sat", "b", "to", "ecl"] {
+            assert!(!looks_like_type(w), "{w}");
+        }
+    }
+}

@@ -1,0 +1,427 @@
+//! Tests of the `verify` pass.
+//!
+//! * `check(body, expect)` cases: a kernel body (with a fixed set of
+//!   declared registers, see `PRELUDE`) and the errors expected, one line
+//!   each, as `LINE: text` (LINE counts from 1 in the body, text is part of
+//!   the message). Every case's verdict was confirmed with ptxas 13.5
+//!   (`sm_90`) when it was written.
+//! * The ptxas oracle: all 1472 cases of `shared/oracle/typecheck_oracle.tsv`
+//!   must get ptxas's verdict, with the error on the instruction's line and
+//!   of the same kind ("Unexpected instruction types" vs "Arguments
+//!   mismatch").
+//! * The public corpus: all 227 files, every one accepted by ptxas, must
+//!   pass the verifier.
+
+use crate::{corpus_files, line_of, shared_dir};
+use ptx_ir::{Module, Span, Stmt};
+use ptx_pass::{Analyses, PassContext, PassStats};
+
+const HEADER: &str = ".version 8.8\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 k_param_0)\n{\n";
+
+/// Registers every `check` body may use.
+const PRELUDE: &str = "\
+.reg .pred %p<4>;
+.reg .b16 %h<4>;
+.reg .b32 %r<8>;
+.reg .b64 %rd<8>;
+.reg .f32 %f<4>;
+.reg .f64 %fd<4>;
+.reg .u8 %ub<2>;
+.reg .u16 %us<4>;
+.reg .u32 %u<4>;
+.reg .s32 %s<4>;
+.reg .u64 %ud<4>;
+.reg .f16 %hf<2>;
+.reg .f16x2 %hh<2>;
+.reg .b128 %q<2>;
+.reg .v2 .f32 %v2;
+.reg .v4 .f32 %v4;
+";
+
+fn run_verify(module: &mut Module) -> Result<bool, Vec<ptx_ir::Diagnostic>> {
+    let pass = ptx_passes::lookup("verify").expect("verify is registered");
+    let mut analyses = Analyses::default();
+    let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
+    (pass.create)().run(module, &mut cx)
+}
+
+/// Wraps `body` in a kernel after `PRELUDE`, verifies it and compares the
+/// errors with `expect` (empty: valid).
+#[track_caller]
+fn check(body: &str, expect: &str) {
+    let source = format!("{HEADER}{PRELUDE}{body}\n}}\n");
+    let first_body_line = line_of(&source, (HEADER.len() + PRELUDE.len()) as u32);
+    let mut module = ptx_parse::parse(&source).unwrap_or_else(|e| panic!("does not parse: {e:?}\n{body}"));
+    let got: Vec<String> = match run_verify(&mut module) {
+        Ok(changed) => {
+            assert!(!changed, "verify reported a change");
+            Vec::new()
+        }
+        Err(errors) => errors
+            .iter()
+            .map(|d| format!("{}: {}", line_of(&source, d.span.start) + 1 - first_body_line, d.message))
+            .collect(),
+    };
+    let expected: Vec<&str> = expect.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let matches = got.len() == expected.len()
+        && got.iter().zip(&expected).all(|(g, e)| {
+            let (line, text) = e.split_once(": ").unwrap_or((e, ""));
+            g.starts_with(&format!("{line}: ")) && g.contains(text)
+        });
+    assert!(matches, "\nbody:\n{body}\nexpected:\n{}\ngot:\n{}\n", expected.join("\n"), got.join("\n"));
+}
+
+#[test]
+fn table_26_same_size_and_kind() {
+    check("add.s32 %r1, %r2, %u1;\nadd.u32 %s1, %s2, %r3;\nadd.f32 %f1, %r1, %f2;\nadd.f64 %fd1, %rd1, %fd2;", "");
+    check(
+        "add.u32 %r1, %r2, %ub0;\nadd.f32 %f1, %u1, %f2;\nadd.u64 %rd1, %fd1, %rd2;\nadd.u32 %r1, %r2, %p1;",
+        "1: add.u32: operand 3 (%ub0) is .u8, which does not agree with type .u32 (PTX ISA 9.4, Table 26)
+         2: add.f32: operand 2 (%u1) is .u32
+         3: operand 2 (%fd1) is .f64
+         4: operand 3 (%p1) is .pred",
+    );
+    // Half precision: .f16 or .b16 registers; .f16x2 in .b32 or .f16x2 registers.
+    check("add.f16 %hf0, %h1, %hf1;\nadd.f16x2 %r1, %hh0, %r2;\nfma.rn.bf16 %h1, %h2, %h3, %h1;", "");
+    check(
+        "add.f16 %hf0, %us1, %hf1;\nadd.f16x2 %f1, %r1, %r2;",
+        "1: operand 2 (%us1) is .u16\n2: operand 1 (%f1) is .f32",
+    );
+    // Bit types agree with anything of their size, including floats.
+    check("and.b32 %r1, %f1, %u1;\nxor.b64 %rd1, %fd1, %ud1;\nmov.b32 %f1, %r1;\nmov.b16 %hf0, %us1;", "");
+    check("and.b32 %r1, %fd1, %u1;", "1: operand 2 (%fd1) is .f64, which does not agree with type .b32");
+    // A .f16x2 register passes for .b32 with integer types (as in ptxas), not for .f32.
+    check("add.u32 %r1, %hh0, %r2;\nadd.f32 %f1, %hh0, %f2;", "2: operand 2 (%hh0) is .f16x2");
+}
+
+#[test]
+fn operands_with_their_own_types() {
+    // Shift amounts and bit-field positions are .u32 whatever the instruction type.
+    check("shl.b64 %rd1, %rd2, %r1;\nshr.s64 %rd1, %ud1, %s1;\nbfe.u64 %rd1, %rd2, %u1, 8;\nbfi.b64 %rd1, %rd2, %rd3, %r1, %r2;", "");
+    check(
+        "shl.b64 %rd1, %rd2, %rd3;\nshr.u32 %r1, %r2, %f1;",
+        "1: operand 3 (%rd3) is .b64, which does not agree with type .u32\n2: operand 3 (%f1) is .f32",
+    );
+    // Counts are .u32.
+    check("popc.b64 %r1, %rd1;\nclz.b64 %u1, %rd1;\nbfind.u64 %r1, %ud1;", "");
+    check("popc.b64 %rd1, %rd1;", "1: operand 1 (%rd1) is .b64, which does not agree with type .u32");
+    // mul.wide and mad.wide: the destination (and addend) twice as wide.
+    check("mul.wide.s32 %rd1, %r1, %s1;\nmad.wide.u32 %rd1, %r1, %u1, %rd2;\nmul.wide.u16 %r1, %h1, %us1;", "");
+    check("mul.wide.s32 %r1, %r2, %r3;\nmad.wide.u32 %rd1, %r1, %u1, %r2;", "1: operand 1 (%r1) is .b32, which does not agree with type .s64\n2: operand 4 (%r2) is .b32, which does not agree with type .u64");
+    check("prmt.b32 %r1, %u1, %f1, %s1;\nprmt.b32.f4e %r1, %r2, %r3, 0x3210;", "");
+    check("prmt.b32 %r1, %rd1, %r2, %r3;", "1: prmt.b32: operand 2 (%rd1) is .b64");
+    check("shfl.sync.down.b32 %r1|%p1, %f1, 1, 31, -1;\nvote.sync.ballot.b32 %r1, %p1, %u1;\nvote.sync.all.pred %p2, !%p1, -1;", "");
+    check(
+        "shfl.sync.down.b32 %r1, %r2, 1, 31, %f1;\nvote.sync.ballot.b32 %r1, %p1, %f1;",
+        "1: operand 5 (%f1) is .f32\n2: operand 3 (%f1) is .f32",
+    );
+}
+
+#[test]
+fn predicates() {
+    check("setp.lt.s32 %p1, %r1, %s1;\nsetp.lt.and.f32 %p1|%p2, %f1, %f2, !%p3;\nselp.f32 %f1, %f2, %r1, %p1;\n@!%p1 bra $L;\n$L:\nret;", "");
+    check(
+        "setp.lt.s32 %r1, %r2, %r3;\nsetp.lt.s32 %p1|%r1, %r2, %r3;\nselp.b32 %r1, %r2, %r3, %r4;\nsetp.lt.and.s32 %p1, %r1, %r2, !%r3;\n@%r1 ret;",
+        "1: setp.lt.s32: operand 1 (%r1) must be a .pred register, not .b32
+         2: operand 1 (%r1) must be a .pred register
+         3: selp.b32: operand 4 (%r4) must be a .pred register
+         4: !%r3 negates a .b32 register
+         4: operand 4 (%r3) must be a .pred register
+         5: guard %r1 must be a .pred register, not .b32",
+    );
+    check("setp.lt.f32 %p1, %r1, %u1;", "1: operand 3 (%u1) is .u32, which does not agree with type .f32");
+    check("and.pred %p1, %p2, %p3;\nand.pred %p1, %p2, %r1;", "2: and.pred: operand 3 (%r1) must be a .pred register");
+}
+
+#[test]
+fn relaxed_rules_of_ld_st_cvt() {
+    // Wider registers for ld/st/cvt (9.4.1), floats exact or bit-typed.
+    check(
+        "ld.global.u8 %r1, [%rd1];\nld.global.s16 %rd1, [%rd1];\nld.global.b8 %f1, [%rd1];\nld.global.f32 %rd2, [%rd1];\nst.global.u8 [%rd1], %r1;\nst.global.b16 [%rd1], %f1;\nst.global.f32 [%rd1], %r1;",
+        "",
+    );
+    check(
+        "ld.global.u32 %h1, [%rd1];\nld.global.u8 %hf0, [%rd1];\nld.global.f32 %u1, [%rd1];\nst.global.f64 [%rd1], %f1;\nst.global.b32 [%rd1], %hf0;",
+        "1: ld.global.u32: operand 1 (%h1) is .b16, which does not fit destination type .u32 (PTX ISA 9.4.1, Table 28)
+         2: operand 1 (%hf0) is .f16
+         3: operand 1 (%u1) is .u32, which does not fit destination type .f32
+         4: st.global.f64: operand 2 (%f1) is .f32, which does not fit source type .f64 (PTX ISA 9.4.1, Table 27)
+         5: operand 2 (%hf0) is .f16",
+    );
+    check("cvt.u32.u8 %r1, %rd1;\ncvt.rn.f32.s16 %f1, %r1;\ncvt.s8.s32 %rd1, %s1;\ncvt.f32.f16 %f1, %h1;\ncvt.rn.f16.f32 %r1, %f1;", "");
+    check(
+        "cvt.u64.u32 %r1, %r2;\ncvt.rn.f32.s32 %f1, %f2;\ncvt.f64.f32 %fd1, %fd2;",
+        "1: cvt.u64.u32: operand 1 (%r1) is .b32, which does not fit destination type .u64
+         2: operand 2 (%f2) is .f32, which does not fit source type .s32
+         3: operand 2 (%fd2) is .f64, which does not fit source type .f32",
+    );
+    // Formats no register can have take exactly the bit register of their size.
+    check("cvt.rn.bf16.f32 %h1, %f1;\ncvt.rna.tf32.f32 %r1, %f1;\ncvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;\ncvt.rn.f16x2.e4m3x2 %r1, %h1;", "");
+    // ... and their other side is not relaxed either (ptxas rejects a .b64 source here).
+    check(
+        "cvt.rn.bf16.f32 %r1, %f1;\ncvt.rna.tf32.f32 %f2, %f1;\ncvt.rn.bf16x2.f32 %r1, %rd1, %f1;",
+        "1: cvt.rn.bf16.f32: operand 1 (%r1) is .b32, which does not agree with type .bf16 (PTX ISA 9.4, Table 26)
+         2: operand 1 (%f2) is .f32, which does not agree with type .tf32
+         3: operand 2 (%rd1) is .b64, which does not agree with type .f32",
+    );
+    // cvt.pack: d is a 32-bit unsigned integer, a and b .s32, c .b32.
+    check("cvt.pack.sat.u16.s32 %r1, %s1, %r2;\ncvt.pack.sat.s4.s32.b32 %u1, %r1, %r2, %f1;", "");
+    check("cvt.pack.sat.u16.s32 %f1, %s1, %f2;", "1: operand 1 (%f1) is .f32, which does not fit destination type .u32\n1: operand 3 (%f2) is .f32, which does not fit source type .s32");
+}
+
+#[test]
+fn instruction_types() {
+    check(
+        "add.b32 %r1, %r2, %r3;\nadd.u8 %r1, %r2, %r3;\ncvt.rn.f32.b32 %f1, %r1;\nld.global.f16 %h1, [%rd1];\nand.u32 %r1, %r2, %r3;\nmul.wide.u64 %rd1, %rd2, %rd3;",
+        "1: add.b32: .b32 is not a valid instruction type
+         2: add.u8: .u8 is not a valid instruction type
+         3: cvt.rn.f32.b32: .b32 is not a valid instruction type
+         4: ld.global.f16: .f16 is not a valid instruction type
+         5: and.u32: .u32 is not a valid instruction type
+         6: mul.wide.u64: .u64 is not a valid instruction type",
+    );
+    // Integer mul/mad need a mode, float ones must not have one; cvt pairs must exist.
+    check(
+        "mul.u32 %r1, %r2, %r3;\nmad.rn.s32 %r1, %r2, %r3, %r4;\nmul.hi.f32 %f1, %f2, %f3;\ncvt.u16.e4m3x2 %h1, %h2;\ncvt.rn.f16x2.e4m3x2 %r1, %h1;",
+        "1: mul.u32: .u32 is not a valid instruction type
+         2: mad.rn.s32: .s32 is not a valid instruction type
+         3: mul.hi.f32: .f32 is not a valid instruction type
+         4: cvt.u16.e4m3x2: these instruction types are not a valid instruction type combination",
+    );
+    check("mov %r1, %r2;", "1: mov: missing instruction type");
+    // Types the IR does not model as scalar types are left alone.
+    check("add.u16x2 %r1, %r2, %r3;\nmin.s16x2 %r1, %r2, %r3;", "");
+}
+
+#[test]
+fn declarations_and_labels() {
+    check("mov.u32 %r1, %tid.x;\nmov.u64 %rd1, %clock64;\nmov.u32 %r1, %envreg3;\nld.param.u64 %rd1, [k_param_0];", "");
+    check(
+        "add.u32 %r1, %r9, 1;\nld.global.u32 %r1, [%nope+4];\nbra NOWHERE;\nmov.f32 %f1, %f1.x;",
+        "1: register %r9 is not declared
+         2: register %nope is not declared
+         3: branch target 'NOWHERE' is not a label of this function
+         4: %f1.x: %f1 is not a vector register",
+    );
+    // A label of the function, even after the branch, and in an enclosing block.
+    check("bra.uni $L_end;\n{\nbra $L_end;\n}\n$L_end:\nret;", "");
+}
+
+#[test]
+fn vector_arity_and_elements() {
+    check(
+        "ld.global.v4.f32 %v4, [%rd1];\nld.global.v2.f32 {%f1, %f2}, [%rd1];\nst.global.v2.f32 [%rd1], %v2;\nld.global.f32 {%f1}, [%rd1];\nld.global.v4.u32 {%r1, _, %r3, %u1}, [%rd1];\nadd.f32 %f1, %v4.x, %v2.y;",
+        "",
+    );
+    check(
+        "ld.global.v2.f32 %v4, [%rd1];\nld.global.v4.f32 {%f1, %f2}, [%rd1];\nld.global.v2.f32 %f1, [%rd1];\nld.global.f32 %v2, [%rd1];\nld.global.v2.u32 {%h1, %h2}, [%rd1];\nadd.f32 %f1, %v4, %f2;\nst.global.v2.u16 [%rd1], {%h1, %r1};",
+        "1: ld.global.v2.f32: vector register %v4 has 4 elements, 2 expected
+         2: ld.global.v4.f32: operand 1 has 2 elements, 4 expected
+         3: operand 1 (%f1) is a scalar register; a vector of 2 is expected
+         4: vector register %v2 has 2 elements, 1 expected
+         5: vector element %h1 is .b16, which cannot hold .u32
+         5: vector element %h2 is .b16, which cannot hold .u32
+         6: operand 2 (%v4) is a vector register (.v4 .f32); a scalar is expected
+         7: vector element %r1 is .b32, not the size of the elements before it",
+    );
+    // mov packs and unpacks: each element has an equal share of the bits.
+    check("mov.b64 %rd1, {%r1, %f1};\nmov.b32 {%h1, %hf0}, %r1;\nmov.b64 {%r1, %r2}, %fd1;", "");
+    check("mov.b64 %rd1, {%r1, %h1};", "1: mov.b64: operand 2 (%h1) is .b16, which does not agree with type .b32");
+}
+
+#[test]
+fn addresses() {
+    check("ld.global.u32 %r1, [%rd1+4];\nld.global.u32 %r1, [%ud1];\nld.shared.u32 %r1, [%r2];\nst.shared.u32 [%u1+8], %r1;", "");
+    check(
+        "ld.global.u32 %r1, [%fd1];\nst.global.u32 [%q0], %r1;\nld.global.u32 %r1, [%p1];",
+        "1: address register %fd1 is .f64; an address must be an integer or bit register of at most 64 bits
+         2: address register %q0 is .b128
+         3: address register %p1 is .pred",
+    );
+}
+
+#[test]
+fn every_error_is_reported_in_order() {
+    check(
+        "add.u32 %r1, %f1, %fd1;\nadd.b32 %r1, %r2, %r3;\nadd.u32 %r1, %r2, %r3;\nbra $nowhere;",
+        "1: operand 2 (%f1) is .f32
+         1: operand 3 (%fd1) is .f64
+         2: .b32 is not a valid instruction type
+         4: branch target '$nowhere' is not a label",
+    );
+}
+
+#[test]
+fn errors_across_functions_come_in_function_order() {
+    let source = format!(
+        "{}.func f()\n{{\n.reg .b32 %r<2>;\n.reg .f64 %fd;\nadd.u32 %r1, %r0, %fd;\nret;\n}}\n\n.visible .entry g()\n{{\n.reg .b16 %h;\nshl.b32 %h, %h, 1;\nret;\n}}\n",
+        &HEADER[..HEADER.find(".visible").unwrap()]
+    );
+    let mut module = ptx_parse::parse(&source).unwrap();
+    let errors = run_verify(&mut module).unwrap_err();
+    let lines: Vec<usize> = errors.iter().map(|d| line_of(&source, d.span.start)).collect();
+    assert_eq!(lines, vec![9, 16, 16], "{errors:?}");
+}
+
+#[test]
+fn verify_changes_nothing() {
+    let source = format!("{HEADER}{PRELUDE}add.u32 %r1, %r2, %r3; // comment kept\nret;\n}}\n");
+    let mut module = ptx_parse::parse(&source).unwrap();
+    assert_eq!(run_verify(&mut module), Ok(false));
+    assert_eq!(ptx_ir::print::print_module(&module), source);
+}
+
+#[test]
+fn instructions_made_by_passes_are_named_in_the_message() {
+    let source = format!("{HEADER}{PRELUDE}add.u32 %r1, %f1, %r3;\nret;\n}}\n");
+    let mut module = ptx_parse::parse(&source).unwrap();
+    let func = module.functions.values_mut().next().unwrap();
+    let id = func.inst_ids().next().unwrap();
+    func.insts[id].span = Span::default();
+    let errors = run_verify(&mut module).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].span.is_synthetic());
+    assert!(errors[0].message.ends_with("(in `add.u32 %r1, %f1, %r3;`, function k)"), "{}", errors[0].message);
+}
+
+/// One row of the oracle.
+struct OracleCase {
+    line: usize,
+    instruction: String,
+    instr_type: String,
+    reg_type: String,
+    verdict_ok: bool,
+    error_text: String,
+    ptx: String,
+}
+
+fn oracle_cases() -> Vec<OracleCase> {
+    let path = shared_dir().join("oracle/typecheck_oracle.tsv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut lines = text.lines().enumerate();
+    let header: Vec<&str> = lines.next().expect("a header").1.split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name}"));
+    let (ins, it, rt, verdict, err, ptx) =
+        (col("instruction"), col("instr_type"), col("reg_type"), col("ptxas_verdict"), col("error_text"), col("ptx"));
+    lines
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, l)| {
+            let f: Vec<&str> = l.split('\t').collect();
+            OracleCase {
+                line: n + 1,
+                instruction: f[ins].to_string(),
+                instr_type: f[it].to_string(),
+                reg_type: f[rt].to_string(),
+                verdict_ok: f[verdict] == "ok",
+                error_text: f[err].to_string(),
+                ptx: f[ptx].to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The declarations an oracle instruction needs: `%x` has the case's
+/// register type; the other registers have the type their position calls
+/// for (so they are always valid), addresses are `.u64`.
+fn oracle_declarations(case: &OracleCase) -> String {
+    let ptx = case.ptx.trim().trim_end_matches(';');
+    let (opcode, operands) = ptx.split_once(char::is_whitespace).unwrap_or((ptx, ""));
+    let types: Vec<&str> = opcode.split('.').skip(1).filter(|w| ptx_ir::ScalarType::from_str(w).is_some()).collect();
+    let mut decls = String::new();
+    for (i, op) in operands.split(',').map(str::trim).enumerate() {
+        let (name, ty) = if let Some(addr) = op.strip_prefix('[') {
+            (addr.trim_end_matches(']'), "u64")
+        } else if op == "%x" {
+            (op, case.reg_type.as_str())
+        } else {
+            let ty = match case.instruction.as_str() {
+                "cvt" | "cvt-int" => types.get(i).copied(),
+                _ => types.first().copied(),
+            };
+            (op, ty.unwrap_or(case.instr_type.as_str()))
+        };
+        decls.push_str(&format!(".reg .{ty} {name};\n"));
+    }
+    decls
+}
+
+#[test]
+fn agrees_with_ptxas_on_every_oracle_case() {
+    let cases = oracle_cases();
+    assert_eq!(cases.len(), 1472, "the oracle has 1472 cases");
+    let mut disagreements = Vec::new();
+    for case in &cases {
+        let body = if case.instruction == "decl" {
+            format!("{}\n", case.ptx)
+        } else {
+            format!("{}{}\n", oracle_declarations(case), case.ptx)
+        };
+        let source = format!("{HEADER}{body}ret;\n}}\n");
+        let inst_line = line_of(&source, (HEADER.len() + body.trim_end().rfind('\n').map_or(0, |i| i + 1)) as u32);
+        let mut module = match ptx_parse::parse(&source) {
+            Ok(m) => m,
+            Err(e) => {
+                disagreements.push(format!("oracle line {}: does not parse: {e:?}", case.line));
+                continue;
+            }
+        };
+        let outcome = run_verify(&mut module);
+        let problem = match (&outcome, case.verdict_ok) {
+            (Ok(_), true) => None,
+            (Ok(_), false) => Some(format!("accepted; ptxas: {}", case.error_text)),
+            (Err(e), true) => Some(format!("rejected ({}); ptxas accepts", e[0].message)),
+            (Err(errors), false) => {
+                let on_line: Vec<_> = errors.iter().filter(|d| line_of(&source, d.span.start) == inst_line).collect();
+                let invalid_type = case.error_text.starts_with("Unexpected instruction types");
+                let same_kind =
+                    on_line.iter().any(|d| d.message.contains("is not a valid instruction type") == invalid_type);
+                if on_line.is_empty() {
+                    Some(format!("error not on the instruction's line: {errors:?}"))
+                } else if !same_kind {
+                    Some(format!("ptxas says '{}', verify says '{}'", case.error_text, on_line[0].message))
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(p) = problem {
+            disagreements.push(format!(
+                "oracle line {} ({} .{} with .{}): `{}`: {p}",
+                case.line, case.instruction, case.instr_type, case.reg_type, case.ptx
+            ));
+        }
+    }
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} oracle cases disagree with ptxas:\n{}",
+        disagreements.len(),
+        cases.len(),
+        disagreements.join("\n")
+    );
+}
+
+#[test]
+fn accepts_every_public_corpus_file() {
+    let files = corpus_files();
+    assert_eq!(files.len(), 227, "the public corpus has 227 files");
+    let mut failures = Vec::new();
+    let mut instructions = 0usize;
+    for path in &files {
+        let source = std::fs::read_to_string(path).unwrap();
+        let mut module =
+            ptx_parse::parse(&source).unwrap_or_else(|e| panic!("{}: does not parse: {e:?}", path.display()));
+        instructions += module
+            .functions
+            .values()
+            .flat_map(|f| f.body.iter().flatten())
+            .filter(|s| matches!(s, Stmt::Inst(_)))
+            .count();
+        if let Err(errors) = run_verify(&mut module) {
+            for d in errors.iter().take(5) {
+                failures.push(format!("{}:{}: {}", path.display(), line_of(&source, d.span.start), d.message));
+            }
+        }
+    }
+    assert!(instructions > 100_000, "only {instructions} instructions");
+    assert!(failures.is_empty(), "valid files rejected:\n{}", failures.join("\n"));
+}
