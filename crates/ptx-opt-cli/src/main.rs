@@ -92,13 +92,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // Not eprintln!: it panics when standard error is a closed pipe.
         Err(Failure::Usage(message)) => {
-            eprintln!("ptx-opt: error: {message}");
+            let _ = writeln!(io::stderr(), "ptx-opt: error: {message}");
             ExitCode::from(2)
         }
         Err(Failure::Input) => ExitCode::from(1),
         Err(Failure::Io(message)) => {
-            eprintln!("ptx-opt: error: {message}");
+            let _ = writeln!(io::stderr(), "ptx-opt: error: {message}");
             ExitCode::from(1)
         }
     }
@@ -106,10 +107,9 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<(), Failure> {
     if cli.list_passes {
-        for p in ptx_opt::passes() {
-            println!("{:<20} {}", p.name, p.description);
-        }
-        return Ok(());
+        // Through write_output, which ends quietly on a closed pipe (println! panics).
+        let list: String = ptx_opt::passes().iter().map(|p| format!("{:<20} {}\n", p.name, p.description)).collect();
+        return write_output(None, &list);
     }
     if cli.passes.is_some() && cli.level.is_some() {
         return Err(Failure::Usage("--passes and -O cannot be combined".into()));

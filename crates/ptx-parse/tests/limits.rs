@@ -9,7 +9,9 @@ const HEADER: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";
 
 /// A module with one kernel whose body is `body`.
 fn kernel(body: &str) -> String {
-    format!("{HEADER}.visible .entry k(.param .u64 p)\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n{body}\n\tret;\n}}\n")
+    format!(
+        "{HEADER}.visible .entry k(.param .u64 p)\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n{body}\n\tret;\n}}\n"
+    )
 }
 
 /// Parses `source`, expecting one error whose message contains `message` and

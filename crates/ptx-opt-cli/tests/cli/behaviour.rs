@@ -1,7 +1,8 @@
 //! Command-line behaviour of `ptx-opt`: flags and exit codes (0 ok, 1 bad
 //! input, 2 usage), the atomic `-o`, standard input, byte-identical output
-//! when no pass runs, and a quiet exit when the reader of standard output
-//! goes away.
+//! when no pass runs, a quiet exit when the reader of standard output goes
+//! away (and an unchanged exit status when that of standard error does), and
+//! on every error no `-o` file created or touched.
 
 use crate::{corpus_file, ptx_opt, stderr_of, testdata};
 use std::io::Read;
@@ -160,4 +161,96 @@ fn closed_stdout_pipe_exits_quietly() {
     let status = child.wait().expect("ptx-opt exits");
     assert!(stderr.is_empty(), "expected a quiet exit, stderr:\n{stderr}");
     assert_eq!(status.code(), Some(0), "a closed pipe is not an error");
+}
+
+/// A module that parses but that the verifier rejects (a .b64 register as
+/// the destination of a 32-bit add; ptxas rejects it too).
+const REJECTED_BY_VERIFY: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\n.visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n\n\tadd.u32 %rd1, %r1, %r2;\n\tret;\n}\n";
+
+#[test]
+fn errors_never_create_or_touch_the_output_file() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let bad_parse = testdata("parse-errors").join("missing-semicolon.ptx");
+    std::fs::write(dir.path().join("rejected.ptx"), REJECTED_BY_VERIFY).expect("writable scratch directory");
+    std::fs::write(dir.path().join("existing.ptx"), "previous contents\n").expect("writable scratch directory");
+    let before = listing(dir.path());
+    let cases: [(&str, &[&str]); 4] = [
+        ("parse error", &[bad_parse.to_str().expect("UTF-8 path")]),
+        ("verify error", &["rejected.ptx", "--passes=verify"]),
+        ("verify-each error", &["rejected.ptx", "--passes=legalize-relaxed", "--verify-each"]),
+        ("invalid UTF-8", &["-"]),
+    ];
+    for (what, args) in cases {
+        for out in ["new.ptx", "existing.ptx"] {
+            let mut all = args.to_vec();
+            all.extend(["-o", out]);
+            let output = ptx_opt(dir.path(), &all, b"\xff\xfe not PTX");
+            assert_eq!(output.status.code(), Some(1), "{what} -o {out}: {}", stderr_of(&output));
+            assert!(output.stdout.is_empty(), "{what}: nothing on standard output");
+            assert_eq!(listing(dir.path()), before, "{what} -o {out}: no output or temporary file appears");
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join("existing.ptx")).expect("still there"),
+                "previous contents\n",
+                "{what}: an existing output is untouched"
+            );
+        }
+    }
+}
+
+#[test]
+fn unwritable_output_is_an_error() {
+    let (input, _) = sample();
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let output = ptx_opt(dir.path(), &[input.to_str().expect("UTF-8 path"), "-o", "no-such-dir/out.ptx"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr_of(&output).starts_with("ptx-opt: error: cannot write 'no-such-dir/out.ptx'"),
+        "{}",
+        stderr_of(&output)
+    );
+    assert!(output.stdout.is_empty());
+    assert!(listing(dir.path()).is_empty(), "nothing is created");
+}
+
+/// A pipe whose reading end is already closed, so the first write to it
+/// fails with EPIPE however small the output is.
+fn closed_pipe() -> Stdio {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    Stdio::from(writer)
+}
+
+#[test]
+fn small_output_into_a_closed_pipe_exits_quietly() {
+    // Regression: `ptx-opt --list-passes | true` panicked in println!.
+    let (input, _) = sample();
+    for args in [&["--list-passes"][..], &[input.to_str().expect("UTF-8 path")][..]] {
+        let output = Command::new(env!("CARGO_BIN_EXE_ptx-opt"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(closed_pipe())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("ptx-opt runs");
+        assert_eq!(output.status.code(), Some(0), "ptx-opt {args:?}: {}", stderr_of(&output));
+        assert!(output.stderr.is_empty(), "ptx-opt {args:?}: {}", stderr_of(&output));
+    }
+}
+
+#[test]
+fn diagnostics_into_a_closed_pipe_keep_the_exit_status() {
+    let bad = testdata("parse-errors").join("missing-semicolon.ptx");
+    let cases: [(&[&str], i32); 3] =
+        [(&[bad.to_str().expect("UTF-8 path")], 1), (&["missing.ptx"], 1), (&["--threads", "0", "x.ptx"], 2)];
+    for (args, status) in cases {
+        let output = Command::new(env!("CARGO_BIN_EXE_ptx-opt"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(closed_pipe())
+            .output()
+            .expect("ptx-opt runs");
+        assert_eq!(output.status.code(), Some(status), "ptx-opt {args:?} with standard error closed");
+        assert!(output.stdout.is_empty());
+    }
 }
