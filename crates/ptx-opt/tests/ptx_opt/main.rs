@@ -5,4 +5,5 @@ mod corpus;
 mod legalize_relaxed;
 mod library;
 mod pass_cases;
+mod pass_corpus;
 mod round_trip;
