@@ -10,7 +10,7 @@
 //! cannot be checked, and the report says why.
 
 use crate::error::{ErrorClass, InterpError};
-use crate::inputs::{infer_params, make_args, trial_seed, ParamSpec};
+use crate::inputs::{infer_params, make_args, ParamSpec};
 use crate::machine::{run_function, LaunchConfig, RunOutput};
 use crate::program::{is_kernel, Program};
 use ptx_ir::Module;
@@ -169,10 +169,13 @@ impl fmt::Display for DiffReport {
                     }
                     writeln!(
                         f,
-                        "  reproduce: ptx-interp diff A B --kernel {} --seed {:#x} --trials {}",
+                        "  reproduce: ptx-interp diff A B --kernel {} --seed {:#x} --trials {} (inputs: ptx-interp run A --kernel {} --seed {:#x} --trial {})",
                         k.name,
                         d.seed,
-                        d.trial + 1
+                        d.trial + 1,
+                        k.name,
+                        d.seed,
+                        d.trial
                     )?;
                 }
                 Verdict::Unsupported { side, error } => writeln!(f, "cannot check, {error} (in {side:?})")?,
@@ -285,7 +288,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
     // Kernels written for a larger block (shared-memory sorts, block-wide
     // scans) fault with 32 threads: pick the first block size with which A
     // completes the tame trial.
-    let tame = make_args(&specs, trial_seed(opts.seed, 0), opts.buffer_size, true);
+    let tame = make_args(&specs, opts.seed, 0, opts.buffer_size);
     let mut launch = opts.launch.clone();
     let block_sized = |e: &InterpError| matches!(e, InterpError::MemoryFault { .. } | InterpError::Deadlock { .. } | InterpError::Undefined { .. });
     if run_function(pa, fa, &tame, &launch).err().is_some_and(|e| block_sized(&e)) {
@@ -301,7 +304,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
     let mut seen: Vec<Vec<bool>> = Vec::new();
     for trial in 0..opts.trials {
         report.trials += 1;
-        let args = if trial == 0 { tame.clone() } else { make_args(&specs, trial_seed(opts.seed, trial), opts.buffer_size, false) };
+        let args = if trial == 0 { tame.clone() } else { make_args(&specs, opts.seed, trial, opts.buffer_size) };
         let ra = run_function(pa, fa, &args, &launch);
         let rb = run_function(pb, fb, &args, &launch);
         let oa = match ra {

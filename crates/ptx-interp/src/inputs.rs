@@ -173,8 +173,8 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> Vec<bool> {
     result
 }
 
-/// The seed of trial `k` of a run seeded with `seed`: trial 0 uses the seed
-/// itself, so `--seed <trial seed> --trials 1` reproduces any trial.
+/// The seed of the random stream of trial `k` of a run seeded with `seed`
+/// (`ptx-interp run --seed S --trial K` reproduces trial K's inputs).
 pub fn trial_seed(seed: u64, k: u32) -> u64 {
     if k == 0 {
         seed
@@ -188,26 +188,20 @@ pub fn buffer_base(i: usize) -> u64 {
     GLOBAL_BUFFER_BASE + i as u64 * GLOBAL_STRIDE
 }
 
-fn int_edge(bits: u32, rng: &mut SplitMix64) -> u64 {
+/// Edge values of an integer of `bits` bits, most telling first.
+fn int_edges(bits: u32) -> Vec<u64> {
     let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
     let min = 1u64 << (bits - 1);
-    let edges = [0, 1, m, min, min - 1, 0x7fff, 0x8000, 0xff, 0x80, 0x7f, 0xffff, 2, 31, 32, 63, 64, min + 1];
-    edges[rng.below(edges.len() as u64) as usize] & m
+    [m, 0, min, 1, min - 1, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, min + 1, 2, 31, 32, 63, 64, 0x7f]
+        .into_iter()
+        .map(|v| v & m)
+        .collect()
 }
 
-fn float_value(bits: u32, tame: bool, rng: &mut SplitMix64) -> u64 {
-    let f: f64 = if tame {
-        [0.5, 1.0, 1.5, 2.0, -1.25, 3.0, 0.75, -0.5][rng.below(8) as usize]
-    } else {
-        match rng.below(4) {
-            0 => {
-                let edges = [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-40, 65504.0, 0.1];
-                edges[rng.below(edges.len() as u64) as usize]
-            }
-            1 => return rng.next_u64() & if bits >= 64 { u64::MAX } else { (1 << bits) - 1 },
-            _ => (rng.below(1 << 20) as f64 / (1u64 << 16) as f64) - 8.0,
-        }
-    };
+/// Edge values of a float, most telling first.
+const FLOAT_EDGES: [f64; 10] = [-1.0, 0.0, f64::NAN, f64::INFINITY, -0.0, 1e-40, f64::NEG_INFINITY, 65504.0, 1.0, 0.1];
+
+fn float_bits(f: f64, bits: u32) -> u64 {
     match bits {
         64 => f.to_bits(),
         32 => (f as f32).to_bits() as u64,
@@ -215,12 +209,20 @@ fn float_value(bits: u32, tame: bool, rng: &mut SplitMix64) -> u64 {
     }
 }
 
-/// The arguments of trial `trial_seed` for parameters `specs`.
-pub fn make_args(specs: &[ParamSpec], trial_seed: u64, buffer_size: usize, tame: bool) -> KernelArgs {
-    let mut rng = SplitMix64::new(trial_seed);
+/// The arguments of trial `trial` of a run seeded with `seed`.
+///
+/// Trial 0 is tame: buffers of small integers, scalars in 1..=100 or small
+/// floats. Odd trials give every scalar an edge value, cycling through the
+/// list (so -1, 0 and MIN come early); even trials mix small and raw random
+/// values. Buffers after trial 0 hold small integers, floats in [-8, 8) or
+/// random bytes.
+pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize) -> KernelArgs {
+    let mut rng = SplitMix64::new(trial_seed(seed, trial));
+    let tame = trial == 0;
     let mut args = KernelArgs::default();
-    for spec in specs {
+    for (index, spec) in specs.iter().enumerate() {
         let size = spec.size as usize;
+        let edge_slot = (trial as usize / 2) + index;
         let bytes = match spec.kind {
             ParamKind::Pointer => {
                 let i = args.buffers.len();
@@ -247,21 +249,30 @@ pub fn make_args(specs: &[ParamSpec], trial_seed: u64, buffer_size: usize, tame:
                 args.buffers.push(Buffer { name: spec.name.clone(), base, data });
                 base.to_le_bytes().to_vec()
             }
-            ParamKind::Int { bits, signed } => {
+            ParamKind::Int { bits, .. } => {
                 let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
                 let v = if tame {
                     1 + rng.below(100)
+                } else if trial % 2 == 1 {
+                    let edges = int_edges(bits);
+                    edges[edge_slot % edges.len()]
+                } else if rng.below(2) == 0 {
+                    rng.below(65)
                 } else {
-                    match rng.below(4) {
-                        0 | 1 => rng.below(65),
-                        2 => int_edge(bits, &mut rng),
-                        _ => rng.next_u64(),
-                    }
+                    rng.next_u64()
                 };
-                let _ = signed;
                 (v & m).to_le_bytes()[..size.min(8)].to_vec()
             }
-            ParamKind::Float { bits } => float_value(bits, tame, &mut rng).to_le_bytes()[..size.min(8)].to_vec(),
+            ParamKind::Float { bits } => {
+                let f = if tame {
+                    [0.5, 1.0, 1.5, 2.0, -1.25, 3.0, 0.75, -0.5][rng.below(8) as usize]
+                } else if trial % 2 == 1 {
+                    FLOAT_EDGES[edge_slot % FLOAT_EDGES.len()]
+                } else {
+                    (rng.below(1 << 20) as f64 / (1u64 << 16) as f64) - 8.0
+                };
+                float_bits(f, bits).to_le_bytes()[..size.min(8)].to_vec()
+            }
             ParamKind::Bytes => {
                 let mut b = vec![0u8; size];
                 rng.fill(&mut b);

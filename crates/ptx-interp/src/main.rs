@@ -7,7 +7,7 @@
 
 use clap::{Parser, Subcommand};
 use ptx_interp::{
-    diff_modules, infer_params, make_args, run_function, trial_seed, DiffOptions, ErrorClass, LaunchConfig, ParamKind,
+    diff_modules, infer_params, make_args, run_function, DiffOptions, ErrorClass, LaunchConfig, ParamKind,
     Program,
 };
 use std::process::ExitCode;
@@ -132,7 +132,7 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             let specs = infer_params(&prog, func);
-            let args = make_args(&specs, trial_seed(seed, trial), launch.buffer_size, trial == 0);
+            let args = make_args(&specs, seed, trial, launch.buffer_size);
             for (spec, bytes) in specs.iter().zip(&args.params) {
                 let kind = match spec.kind {
                     ParamKind::Pointer => "pointer".to_string(),

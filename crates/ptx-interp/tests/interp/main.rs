@@ -1,0 +1,26 @@
+//! Integration tests of the interpreter, in one test binary:
+//!
+//! - `prmt`: every generic selector and every mode against an independent
+//!   model written from the ISA table, plus LLVM's constant-folding goldens;
+//! - `cvt`: cvt.pack and cvt.sat over the boundary values of every convert
+//!   type, float conversions in every rounding mode against brute-force
+//!   models;
+//! - `units`: one data-driven table per instruction family, expected values
+//!   worked out by hand from the ISA text;
+//! - `memory`, `control`: loads/stores in every space, calls, barriers,
+//!   warp collectives, faults and limits;
+//! - `corpus`: diff(A, A) over every public corpus kernel, with the number
+//!   of supported kernels per generator;
+//! - `mutations`: wrong rewrites of small kernels that the checker must
+//!   catch.
+
+mod control;
+mod corpus;
+mod cvt;
+mod harness;
+mod memory;
+mod models;
+mod mutations;
+mod prmt;
+mod softfloat;
+mod units;

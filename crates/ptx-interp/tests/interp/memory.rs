@@ -1,0 +1,159 @@
+//! Loads and stores: every state space, generic addressing through cvta,
+//! vectors, relaxed operand widths (ISA 9.4.1), atomics, cp.async, and the
+//! faults that out-of-bounds and misaligned accesses must produce.
+
+use crate::harness::{module_text, run_grid, run_text, words};
+use ptx_interp::InterpError;
+
+fn out_words(body: &str, module_level: &str, input: &[u8]) -> Vec<u32> {
+    let text = module_text(body, "", module_level);
+    let out = run_text(&text, input, 1).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    words(&out.buffers[0].data[..64])
+}
+
+/// ISA 9.4.1: loads sign-extend for signed instruction types and
+/// zero-extend otherwise; stores truncate.
+#[test]
+fn relaxed_widths_on_load_and_store() {
+    let input = [0x80u8, 0xff, 0x34, 0x12, 0xf0, 0xde, 0xbc, 0x9a];
+    let w = out_words(
+        "\tld.global.s8 %r1, [%rd15];\n\tst.global.b32 [%rd14], %r1;\n\
+         \tld.global.u8 %r2, [%rd15];\n\tst.global.b32 [%rd14+4], %r2;\n\
+         \tld.global.b8 %r3, [%rd15];\n\tst.global.b32 [%rd14+8], %r3;\n\
+         \tld.global.s16 %rd4, [%rd15];\n\tst.global.b64 [%rd14+16], %rd4;\n\
+         \tld.global.u16 %rd5, [%rd15];\n\tst.global.b64 [%rd14+24], %rd5;\n\
+         \tld.global.s32 %rd6, [%rd15+4];\n\tst.global.b64 [%rd14+32], %rd6;\n\
+         \tmov.b32 %r7, 0x11223344;\n\tst.global.b8 [%rd14+40], %r7;\n\tst.global.u16 [%rd14+44], %r7;",
+        "",
+        &input,
+    );
+    assert_eq!(w[0], 0xffff_ff80, "ld.s8 sign-extends");
+    assert_eq!(w[1], 0x80, "ld.u8 zero-extends");
+    assert_eq!(w[2], 0x80, "ld.b8 zero-extends");
+    assert_eq!((w[4], w[5]), (0xffff_ff80, 0xffff_ffff), "ld.s16 into 64 bits");
+    assert_eq!((w[6], w[7]), (0xff80, 0), "ld.u16 into 64 bits");
+    assert_eq!((w[8], w[9]), (0x9abc_def0, 0xffff_ffff), "ld.s32 into 64 bits");
+    assert_eq!(w[10], 0x44, "st.b8 truncates");
+    assert_eq!(w[11], 0x3344, "st.u16 truncates");
+}
+
+#[test]
+fn vector_loads_and_stores() {
+    let input: Vec<u8> = (1..=16).collect();
+    let w = out_words(
+        "\tld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd15];\n\tst.global.v2.u32 [%rd14], {%r4, %r1};\n\
+         \tld.global.v2.u16 {%rs1, _}, [%rd15+4];\n\tst.global.u16 [%rd14+8], %rs1;\n\
+         \tst.global.v4.b32 [%rd14+16], {%r1, _, %r3, 7};",
+        "",
+        &input,
+    );
+    assert_eq!(w[0], 0x100f_0e0d);
+    assert_eq!(w[1], 0x0403_0201);
+    assert_eq!(w[2], 0x0605);
+    assert_eq!(&w[4..8], &[0x0403_0201, 0, 0x0c0b_0a09, 7], "sink element leaves memory alone");
+}
+
+#[test]
+fn shared_local_const_and_module_globals() {
+    let module_level = ".global .align 4 .u32 g_counter = 5;\n.const .align 4 .b32 c_table[2] = {0x11, 0x22};\n.shared .align 4 .b32 s_buf[4];";
+    let w = out_words(
+        "\t.local .align 8 .b8 depot[16];\n\
+         \tst.shared.u32 [s_buf+4], 0x55;\n\tld.shared.u32 %r1, [s_buf+4];\n\tst.global.u32 [%rd14], %r1;\n\
+         \tmov.u64 %rd1, depot;\n\tst.local.u32 [%rd1+8], 0x66;\n\tld.local.u32 %r2, [depot+8];\n\tst.global.u32 [%rd14+4], %r2;\n\
+         \tld.const.u32 %r3, [c_table+4];\n\tst.global.u32 [%rd14+8], %r3;\n\
+         \tld.global.u32 %r4, [g_counter];\n\tadd.u32 %r4, %r4, 1;\n\tst.global.u32 [g_counter], %r4;\n\tst.global.u32 [%rd14+12], %r4;\n\
+         \tcvta.shared.u64 %rd2, s_buf;\n\tld.u32 %r5, [%rd2+4];\n\tst.global.u32 [%rd14+16], %r5;\n\
+         \tcvta.local.u64 %rd3, %rd1;\n\tld.u32 %r6, [%rd3+8];\n\tst.global.u32 [%rd14+20], %r6;\n\
+         \tcvta.const.u64 %rd4, c_table;\n\tld.u32 %r7, [%rd4];\n\tst.global.u32 [%rd14+24], %r7;\n\
+         \tcvta.to.shared.u64 %rd5, %rd2;\n\tld.shared.u32 %r8, [%rd5+4];\n\tst.global.u32 [%rd14+28], %r8;\n\
+         \tld.param.u64 %rd6, [t_out];\n\tcvta.to.global.u64 %rd7, %rd6;\n\tst.global.u32 [%rd7+32], 0x77;",
+        module_level,
+        &[],
+    );
+    assert_eq!(&w[..9], &[0x55, 0x66, 0x22, 6, 0x55, 0x66, 0x11, 0x55, 0x77]);
+}
+
+#[test]
+fn module_globals_are_reported_after_the_run() {
+    let text = module_text("\tst.global.u32 [g_counter], 9;", "", ".global .align 4 .u32 g_counter = 5;");
+    let out = run_text(&text, &[], 1).unwrap();
+    assert_eq!(out.globals, vec![("g_counter".to_string(), vec![9, 0, 0, 0])]);
+}
+
+fn expect_fault(body: &str, module_level: &str) {
+    let text = module_text(body, "", module_level);
+    match run_text(&text, &[], 1) {
+        Err(InterpError::MemoryFault { line, .. }) => assert!(line > 0),
+        other => panic!("expected a memory fault, got {other:?}\n{body}"),
+    }
+}
+
+#[test]
+fn faults_are_errors() {
+    expect_fault("\tld.global.u32 %r1, [%rd14+4096];", "");
+    expect_fault("\tld.global.u32 %r1, [%rd14+4094];", "");
+    expect_fault("\tld.global.u32 %r1, [%rd14+2];", "");
+    expect_fault("\tld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd14+8];", "");
+    expect_fault("\tst.global.u32 [%rd14+-4], 1;", "");
+    expect_fault("\tmov.u64 %rd1, 0;\n\tld.u32 %r1, [%rd1];", "");
+    expect_fault("\tst.const.u32 [c_x], 1;", ".const .align 4 .u32 c_x = 1;");
+    expect_fault("\tld.shared.u32 %r1, [s_x+4];", ".shared .align 4 .u32 s_x;");
+    // A generic pointer truncated to 32 bits no longer points at the buffer.
+    expect_fault("\tcvt.u32.u64 %r1, %rd14;\n\tcvt.u64.u32 %rd1, %r1;\n\tld.u32 %r2, [%rd1];", "");
+}
+
+#[test]
+fn a_faulting_vector_store_writes_nothing() {
+    let text = module_text("\tst.global.v2.u32 [%rd14+4088], {%r1, %r1};\n\tst.global.v2.u32 [%rd14+4092], {%r1, %r1};", "", "");
+    assert!(matches!(run_text(&text, &[], 1), Err(InterpError::MemoryFault { .. })));
+}
+
+#[test]
+fn atomics_in_global_and_shared_memory() {
+    let module_level = ".shared .align 4 .u32 s_sum;";
+    let body = "\tmov.u32 %r1, %tid.x;\n\
+        \tatom.global.add.u32 %r2, [%rd14], %r1;\n\
+        \tatom.shared.add.u32 %r3, [s_sum], 1;\n\
+        \tatom.global.max.s32 %r4, [%rd14+4], %r1;\n\
+        \tatom.global.inc.u32 %r5, [%rd14+8], 5;\n\
+        \tatom.global.cas.b32 %r6, [%rd14+12], 0, %r1;\n\
+        \tatom.global.exch.b32 %r7, [%rd14+16], %r1;\n\
+        \tred.global.or.b32 [%rd14+20], %r1;\n\
+        \tatom.global.add.f32 %f1, [%rd14+24], 0f3F800000;\n\
+        \tbar.sync 0;\n\
+        \tsetp.eq.u32 %p1, %r1, 0;\n\
+        \t@%p1 ld.shared.u32 %r8, [s_sum];\n\
+        \t@%p1 st.global.u32 [%rd14+28], %r8;";
+    let text = module_text(body, "", module_level);
+    let out = run_grid(&text, &[], 1, 8, 4096).unwrap();
+    let w = words(&out.buffers[0].data[..32]);
+    // Threads run in order 0..7: sum 28, max 7, inc wraps at 5 (0,1,2,3,4,5,0,1 -> ends at 2),
+    // cas(0 -> tid) succeeds while the word is 0: threads 0 and 1, leaving 1;
+    // exch leaves the last tid; or of 0..7.
+    assert_eq!(w, vec![28, 7, 2, 1, 7, 7, 8.0f32.to_bits(), 8]);
+}
+
+#[test]
+fn cp_async_copies_and_zero_fills() {
+    let input: Vec<u8> = (1..=32).collect();
+    let module_level = ".shared .align 16 .b8 s_tile[32];";
+    let body = "\tcp.async.ca.shared.global [s_tile], [%rd15], 16;\n\
+        \tcp.async.cg.shared.global [s_tile+16], [%rd15+16], 16, 4;\n\
+        \tcp.async.commit_group;\n\tcp.async.wait_group 0;\n\
+        \tld.shared.v4.u32 {%r1, %r2, %r3, %r4}, [s_tile];\n\tst.global.v4.u32 [%rd14], {%r1, %r2, %r3, %r4};\n\
+        \tld.shared.v4.u32 {%r1, %r2, %r3, %r4}, [s_tile+16];\n\tst.global.v4.u32 [%rd14+16], {%r1, %r2, %r3, %r4};";
+    let text = module_text(body, "", module_level);
+    let out = run_text(&text, &input, 1).unwrap();
+    assert_eq!(&out.buffers[0].data[..16], &input[..16]);
+    assert_eq!(&out.buffers[0].data[16..20], &input[16..20]);
+    assert_eq!(&out.buffers[0].data[20..32], &[0u8; 12], "bytes past src-size are zero");
+}
+
+#[test]
+fn kernel_parameters_are_read_only_and_addressable() {
+    let text = module_text("\tmov.u64 %rd1, t_in;\n\tld.param.u64 %rd2, [%rd1];\n\tst.global.u64 [%rd14], %rd2;", "", "");
+    let out = run_text(&text, &[], 1).unwrap();
+    assert_eq!(&out.buffers[0].data[..8], &0x11_0000_0000u64.to_le_bytes());
+    let text = module_text("\tst.param.u64 [t_in], %rd1;", "", "");
+    assert!(matches!(run_text(&text, &[], 1), Err(InterpError::MemoryFault { .. })));
+}
