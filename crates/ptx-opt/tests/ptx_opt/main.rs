@@ -2,6 +2,7 @@
 //! by ptxas. One test binary; one module per concern.
 
 mod corpus;
+mod determinism;
 mod legalize_relaxed;
 mod library;
 mod pass_cases;
