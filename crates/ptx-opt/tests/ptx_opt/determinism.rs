@@ -101,7 +101,12 @@ fn thread_count_does_not_change_the_output() {
                 let options = Options { threads: Some(threads), ..options.clone() };
                 let out = ptx_opt::optimize(&file.source, &options)
                     .unwrap_or_else(|e| panic!("{}: {name} with {threads} thread(s): {e}", file.name));
-                let stats: Vec<_> = out.run.passes.iter().map(|p| (p.name, p.changed, p.stats.counters.clone(), format!("{:?}", p.stats.remarks))).collect();
+                let stats: Vec<_> = out
+                    .run
+                    .passes
+                    .iter()
+                    .map(|p| (p.name, p.changed, p.stats.counters.clone(), format!("{:?}", p.stats.remarks)))
+                    .collect();
                 (out.ptx, format!("{stats:?}"))
             };
             let (one, one_stats) = run(1);
