@@ -115,6 +115,11 @@ fn legalize_relaxed_cases() {
 }
 
 #[test]
+fn combine_cvt_pack_cases() {
+    run_pass_cases("combine-cvt-pack");
+}
+
+#[test]
 fn fold_prmt_cases() {
     run_pass_cases("fold-prmt");
 }

@@ -1,0 +1,570 @@
+//! `combine-cvt-pack`: combine saturating conversions whose results are
+//! packed together into `cvt.pack.sat`.
+//!
+//! `cvt.pack.sat.s16.s32 d, a, b` saturates two `.s32` values to 16 bits and
+//! packs them, `a` in the upper half (PTX ISA 9.7.9.22, whose pseudo-code
+//! means: clamp to [MIN, MAX]); the 8-bit forms take a third operand `c`
+//! whose low half fills the upper half of `d`, so two of them pack four
+//! bytes. ptxas does not find this itself: on sm_80 two saturations and a
+//! pack are three or more SASS instructions, `cvt.pack.sat` is one `I2IP`.
+//!
+//! Compilers saturate with `cvt.sat.T.s32` or with a clamp (`min.s32` then
+//! `max.s32` with the type's bounds, in either order), and pack with
+//! `mov.b32 d, {lo, hi}`, `prmt` chains, `shl`/`or`/`and`, `bfi`. Rather than
+//! matching each idiom, the pass evaluates, byte by byte, what the value
+//! written by a packing instruction is made of, following unique unguarded
+//! definitions through moves, shifts, masks, `or`, `bfi`, `prmt` with known
+//! selectors and integer widening/narrowing `cvt`s. If the four bytes are
+//! exactly the saturated values in `cvt.pack` order, the instruction is
+//! replaced by one (16-bit types, or 8-bit with zero upper half) or two
+//! (four 8-bit values) `cvt.pack.sat`, reading the unsaturated sources.
+//!
+//! Only exact cases: the sources are `.s32` (a `.u32` or float source is a
+//! different function), all saturations have the same type, nothing is
+//! guarded, and every source still holds at the pack the value the
+//! saturation read (otherwise the code is left alone). Saturations and pack
+//! steps left without uses are deleted; if that does not happen enough to
+//! keep the function from growing, the function is left as it was.
+//! Gated by the module: PTX 6.5 and sm_72 or newer; when gated off the pass
+//! says so in its counters.
+
+use crate::prmt_lanes;
+use cranelift_entity::EntityRef;
+use ptx_analysis::{DefSite, DefUse};
+use ptx_ir::{
+    Access, BodyEdits, Diagnostic, FreshRegs, Function, Inst, InstId, IntImm, Modifier, Opcode, Operand, RegId,
+    ScalarType,
+};
+use ptx_pass::{FunctionContext, FunctionPass, Preserves};
+use rustc_hash::FxHashSet;
+
+/// The pass.
+pub struct CombineCvtPack;
+
+/// How deep the byte evaluation follows definitions.
+const MAX_DEPTH: u32 = 12;
+
+/// One saturation: `sat_ty(source)` computed by `at`, as a 32-bit value
+/// (sign-extended for signed types, zero-extended for unsigned ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Saturation {
+    ty: ScalarType,
+    source: RegId,
+    at: InstId,
+}
+
+/// What one byte of a value is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Byte {
+    /// A known byte.
+    Const(u8),
+    /// Byte `index` of saturation `sat` (index 0..4 of the extended value).
+    Sat { sat: usize, index: u8 },
+    /// Anything else.
+    Unknown,
+}
+
+struct Evaluator<'a> {
+    func: &'a Function,
+    du: &'a DefUse,
+    saturations: Vec<Saturation>,
+    /// Instructions the evaluation went through (candidates for deletion).
+    visited: Vec<InstId>,
+}
+
+fn sat_bytes(ty: ScalarType) -> u8 {
+    (ty.bits() / 8) as u8
+}
+
+impl<'a> Evaluator<'a> {
+    fn sat_byte(&mut self, sat: Saturation, index: u8) -> Byte {
+        let width = sat_bytes(sat.ty);
+        if index >= width && !sat.ty.is_signed() {
+            return Byte::Const(0);
+        }
+        let id = match self.saturations.iter().position(|s| *s == sat) {
+            Some(i) => i,
+            None => {
+                self.saturations.push(sat);
+                self.saturations.len() - 1
+            }
+        };
+        // Bytes above the type's width are all copies of its sign.
+        Byte::Sat { sat: id, index: index.min(width) }
+    }
+
+    /// The byte that replicates the sign of `b`, if known.
+    fn sign_of(&self, b: Byte) -> Byte {
+        match b {
+            Byte::Const(c) => Byte::Const(if c & 0x80 != 0 { 0xff } else { 0 }),
+            Byte::Sat { sat, index } => {
+                let s = self.saturations[sat];
+                if s.ty.is_signed() && index + 1 >= sat_bytes(s.ty) {
+                    Byte::Sat { sat, index: sat_bytes(s.ty) }
+                } else {
+                    Byte::Unknown
+                }
+            }
+            Byte::Unknown => Byte::Unknown,
+        }
+    }
+
+    /// The bytes of operand `op` read by instruction `at` (`width` bytes).
+    fn operand(&mut self, at: InstId, op: &Operand, width: usize, depth: u32) -> Vec<Byte> {
+        match op {
+            Operand::Int(i) => (0..width).map(|k| Byte::Const((i.bits >> (8 * k)) as u8)).collect(),
+            Operand::Reg(r) => self.register(at, *r, width, depth),
+            _ => vec![Byte::Unknown; width],
+        }
+    }
+
+    /// The bytes of register `reg` just before `at`: followed through its
+    /// unique, unguarded, whole-register definition.
+    fn register(&mut self, at: InstId, reg: RegId, width: usize, depth: u32) -> Vec<Byte> {
+        let unknown = vec![Byte::Unknown; width];
+        if depth == 0 {
+            return unknown;
+        }
+        let defs = self.du.reaching_defs(at, reg);
+        let [DefSite::Inst(def, _)] = defs.as_ref() else { return unknown };
+        let def = *def;
+        if !self.du.kills(DefSite::Inst(def, reg)) || self.func.insts[def].guard.is_some() {
+            return unknown;
+        }
+        if self.func.insts[def].operands.first() != Some(&Operand::Reg(reg)) {
+            return unknown;
+        }
+        let reg_bytes = (self.func.regs[reg].ty.scalar.bits() / 8) as usize;
+        let mut bytes = self.defined(def, reg_bytes.max(1), depth - 1);
+        self.visited.push(def);
+        bytes.resize(width, Byte::Unknown);
+        bytes
+    }
+
+    /// A saturation computed by `inst` (cvt.sat or a min/max clamp pair).
+    fn saturation(&mut self, inst: InstId, depth: u32) -> Option<Saturation> {
+        let i = &self.func.insts[inst];
+        if let Some(cvt) = i.as_cvt() {
+            let ok = cvt.sat
+                && cvt.src_ty == ScalarType::S32
+                && matches!(cvt.dst_ty, ScalarType::S8 | ScalarType::U8 | ScalarType::S16 | ScalarType::U16)
+                && cvt.rounding.is_none();
+            let source = cvt.src.as_reg()?;
+            if !ok || self.func.regs[source].ty.scalar.bits() != 32 || Some(source) == cvt.dst.as_reg() {
+                return None;
+            }
+            return Some(Saturation { ty: cvt.dst_ty, source, at: inst });
+        }
+        // Clamp: outer(inner(x, bound1), bound2) with min/max.s32 in either order.
+        let (outer_min, outer_bound, inner_reg) = self.clamp_step(inst)?;
+        let inner = {
+            let defs = self.du.reaching_defs(inst, inner_reg);
+            match defs.as_ref() {
+                [DefSite::Inst(d, _)] if self.du.kills(DefSite::Inst(*d, inner_reg)) => *d,
+                _ => return None,
+            }
+        };
+        if self.func.insts[inner].guard.is_some() || depth == 0 {
+            return None;
+        }
+        let (inner_min, inner_bound, source) = self.clamp_step(inner)?;
+        if inner_min == outer_min || Some(source) == self.func.insts[inner].operands[0].as_reg() {
+            return None;
+        }
+        let (lo, hi) = if outer_min { (inner_bound, outer_bound) } else { (outer_bound, inner_bound) };
+        let ty = match (lo, hi) {
+            (-128, 127) => ScalarType::S8,
+            (0, 255) => ScalarType::U8,
+            (-32768, 32767) => ScalarType::S16,
+            (0, 65535) => ScalarType::U16,
+            _ => return None,
+        };
+        if self.func.regs[source].ty.scalar.bits() != 32 {
+            return None;
+        }
+        self.visited.push(inner);
+        Some(Saturation { ty, source, at: inner })
+    }
+
+    /// `min.s32`/`max.s32 d, x, K` (or `K, x`): (is_min, K, x).
+    fn clamp_step(&self, inst: InstId) -> Option<(bool, i64, RegId)> {
+        let i = &self.func.insts[inst];
+        let is_min = match i.opcode {
+            Opcode::Min => true,
+            Opcode::Max => false,
+            _ => return None,
+        };
+        if i.guard.is_some() || i.first_type() != Some(ScalarType::S32) || i.operands.len() != 3 || i.modifiers.len() != 1 {
+            return None;
+        }
+        let bound = |op: &Operand| -> Option<i64> {
+            match op {
+                Operand::Int(v) => Some(v.bits as u32 as i32 as i64),
+                Operand::Reg(r) => self.du.known_constant(inst, *r).map(|v| v as u32 as i32 as i64),
+                _ => None,
+            }
+        };
+        match (&i.operands[1], &i.operands[2]) {
+            (Operand::Reg(x), k) if bound(k).is_some() && self.du.known_constant(inst, *x).is_none() => {
+                Some((is_min, bound(k)?, *x))
+            }
+            (k, Operand::Reg(x)) if bound(k).is_some() => Some((is_min, bound(k)?, *x)),
+            _ => None,
+        }
+    }
+
+    /// The bytes `inst` writes to its first operand (`width` bytes).
+    fn defined(&mut self, inst: InstId, width: usize, depth: u32) -> Vec<Byte> {
+        let unknown = vec![Byte::Unknown; width];
+        if let Some(sat) = self.saturation(inst, depth) {
+            let i = &self.func.insts[inst];
+            // A 16-bit cvt.sat destination holds the low two bytes.
+            let dst_bytes = i.operands[0].as_reg().map_or(4, |r| (self.func.regs[r].ty.scalar.bits() / 8) as usize);
+            return (0..width.min(dst_bytes).max(1)).map(|k| self.sat_byte(sat, k as u8)).chain(std::iter::repeat(Byte::Unknown)).take(width).collect();
+        }
+        let i = &self.func.insts[inst];
+        let ops = i.operands.clone();
+        let ty = i.first_type();
+        let bits_imm = |op: &Operand| op.as_int();
+        match i.opcode {
+            Opcode::Mov if ops.len() == 2 => match &ops[1] {
+                Operand::Vector(parts) => {
+                    let part_width = width / parts.len().max(1);
+                    if part_width == 0 {
+                        return unknown;
+                    }
+                    let mut out = Vec::with_capacity(width);
+                    for p in parts.iter() {
+                        out.extend(self.operand(inst, p, part_width, depth));
+                    }
+                    out.resize(width, Byte::Unknown);
+                    out
+                }
+                src if ty.is_some_and(|t| t.is_integer_like()) => self.operand(inst, src, width, depth),
+                _ => unknown,
+            },
+            Opcode::Cvt => {
+                let Some(cvt) = i.as_cvt() else { return unknown };
+                if cvt.sat || cvt.rounding.is_some() || !cvt.dst_ty.is_integer_like() || !cvt.src_ty.is_integer_like() {
+                    return unknown;
+                }
+                let src_width = (cvt.src_ty.bits() / 8) as usize;
+                let dst_width = (cvt.dst_ty.bits() / 8) as usize;
+                let src = self.operand(inst, &ops[1], src_width, depth);
+                let mut out: Vec<Byte> = src.iter().copied().take(dst_width).collect();
+                while out.len() < dst_width {
+                    let top = *src.last().unwrap_or(&Byte::Unknown);
+                    out.push(if cvt.src_ty.is_signed() { self.sign_of(top) } else { Byte::Const(0) });
+                }
+                // Beyond the destination type (a wider register): extended by
+                // the destination type's signedness.
+                while out.len() < width {
+                    let top = *out.last().unwrap_or(&Byte::Unknown);
+                    out.push(if cvt.dst_ty.is_signed() { self.sign_of(top) } else { Byte::Const(0) });
+                }
+                out.truncate(width);
+                out
+            }
+            Opcode::Shl | Opcode::Shr if width == 4 && ty.is_some_and(|t| t.bits() == 32) => {
+                let Some(amount) = bits_imm(&ops[2]) else { return unknown };
+                if amount % 8 != 0 || amount >= 32 || (i.opcode == Opcode::Shr && ty.is_some_and(|t| t.is_signed())) {
+                    return unknown;
+                }
+                let k = (amount / 8) as usize;
+                let v = self.operand(inst, &ops[1], 4, depth);
+                if i.opcode == Opcode::Shl {
+                    (0..4).map(|b| if b < k { Byte::Const(0) } else { v[b - k] }).collect()
+                } else {
+                    (0..4).map(|b| if b + k < 4 { v[b + k] } else { Byte::Const(0) }).collect()
+                }
+            }
+            Opcode::And | Opcode::Or if width == 4 && ty.is_some_and(|t| t.bits() == 32 && t != ScalarType::Pred) => {
+                let a = self.operand(inst, &ops[1], 4, depth);
+                let b = self.operand(inst, &ops[2], 4, depth);
+                let is_and = i.opcode == Opcode::And;
+                a.iter()
+                    .zip(&b)
+                    .map(|(&x, &y)| match (is_and, x, y) {
+                        (true, Byte::Const(0), _) | (true, _, Byte::Const(0)) => Byte::Const(0),
+                        (true, Byte::Const(0xff), v) | (true, v, Byte::Const(0xff)) => v,
+                        (false, Byte::Const(0), v) | (false, v, Byte::Const(0)) => v,
+                        (_, Byte::Const(p), Byte::Const(q)) => Byte::Const(if is_and { p & q } else { p | q }),
+                        _ => Byte::Unknown,
+                    })
+                    .collect()
+            }
+            Opcode::Bfi if width == 4 && ty.is_some_and(|t| t.bits() == 32) && ops.len() == 5 => {
+                let (Some(pos), Some(len)) = (bits_imm(&ops[3]), bits_imm(&ops[4])) else { return unknown };
+                if pos % 8 != 0 || len % 8 != 0 || pos >= 32 {
+                    return unknown;
+                }
+                let (p, l) = ((pos / 8) as usize, (len / 8) as usize);
+                let a = self.operand(inst, &ops[1], 4, depth);
+                let b = self.operand(inst, &ops[2], 4, depth);
+                (0..4).map(|k| if k >= p && k < p + l { a[k - p] } else { b[k] }).collect()
+            }
+            Opcode::Prmt if width == 4 => {
+                let Some(p) = i.as_prmt() else { return unknown };
+                let selector = match p.selector {
+                    Operand::Int(v) => Some(v.bits),
+                    Operand::Reg(r) => {
+                        // The selector's movs may be left without uses too.
+                        for d in self.du.reaching_defs(inst, *r).iter() {
+                            if let DefSite::Inst(def, _) = d {
+                                self.visited.push(*def);
+                            }
+                        }
+                        self.du.known_constant(inst, *r)
+                    }
+                    _ => None,
+                };
+                let Some(selector) = selector else { return unknown };
+                let lanes = prmt_lanes::lanes(p.mode, selector);
+                let mut sources = self.operand(inst, &ops[1], 4, depth);
+                sources.extend(self.operand(inst, &ops[2], 4, depth));
+                lanes
+                    .iter()
+                    .map(|l| {
+                        let b = sources[usize::from(l.byte)];
+                        if l.sign {
+                            self.sign_of(b)
+                        } else {
+                            b
+                        }
+                    })
+                    .collect()
+            }
+            _ => unknown,
+        }
+    }
+}
+
+/// A replacement for one packing instruction.
+struct Plan {
+    root: InstId,
+    ty: ScalarType,
+    /// (a, b, c) per `cvt.pack`, in order; `c` None for the 16-bit form, and
+    /// `Some(None)`-like chaining is expressed by `chained`.
+    packs: Vec<(RegId, RegId, Option<Operand>)>,
+    /// The second pack reads the first pack's result as `c`.
+    chained: bool,
+    visited: Vec<InstId>,
+}
+
+fn plan_for(func: &Function, du: &DefUse, root: InstId, allow_8bit: bool) -> Option<Plan> {
+    let inst = &func.insts[root];
+    if inst.guard.is_some() || inst.has_side_effects() {
+        return None;
+    }
+    let dst = inst.operands.first()?.as_reg()?;
+    if func.regs[dst].ty.scalar.bits() != 32 || func.regs[dst].ty.vector.is_some() {
+        return None;
+    }
+    // The root must write its whole destination (a Def of operand 0).
+    let mut whole = false;
+    inst.for_each_reg_access(|i, r, a| whole |= i == 0 && r == dst && a == Access::Def);
+    if !whole {
+        return None;
+    }
+    let mut ev = Evaluator { func, du, saturations: Vec::new(), visited: Vec::new() };
+    let bytes = ev.defined(root, 4, MAX_DEPTH);
+    let sat = |b: Byte| match b {
+        Byte::Sat { sat, index } => Some((sat, index)),
+        _ => None,
+    };
+    let parts: Vec<Option<(usize, u8)>> = bytes.iter().map(|&b| sat(b)).collect();
+    let sats = ev.saturations.clone();
+    let (ty, packs, chained) = match parts.as_slice() {
+        // [b.0, b.1, a.0, a.1] of two 16-bit saturations.
+        [Some((b, 0)), Some((b2, 1)), Some((a, 0)), Some((a2, 1))] if b == b2 && a == a2 => {
+            let ty = sats[*a].ty;
+            if sats[*b].ty != ty || !matches!(ty, ScalarType::S16 | ScalarType::U16) {
+                return None;
+            }
+            (ty, vec![(*a, *b, None)], false)
+        }
+        // Four 8-bit saturations.
+        [Some((s0, 0)), Some((s1, 0)), Some((s2, 0)), Some((s3, 0))] if allow_8bit => {
+            let ty = sats[*s0].ty;
+            if [s1, s2, s3].iter().any(|s| sats[**s].ty != ty) || !matches!(ty, ScalarType::S8 | ScalarType::U8) {
+                return None;
+            }
+            (ty, vec![(*s3, *s2, Some(Operand::Int(IntImm::new(0)))), (*s1, *s0, None)], true)
+        }
+        // Two 8-bit saturations and a zero upper half.
+        [Some((s0, 0)), Some((s1, 0)), None, None]
+            if allow_8bit && bytes[2] == Byte::Const(0) && bytes[3] == Byte::Const(0) =>
+        {
+            let ty = sats[*s0].ty;
+            if sats[*s1].ty != ty || !matches!(ty, ScalarType::S8 | ScalarType::U8) {
+                return None;
+            }
+            (ty, vec![(*s1, *s0, Some(Operand::Int(IntImm::new(0))))], false)
+        }
+        _ => return None,
+    };
+    // Every source must still hold, at the root, what its saturation read.
+    let mut used: Vec<usize> = packs.iter().flat_map(|(a, b, _)| [*a, *b]).collect();
+    used.sort_unstable();
+    used.dedup();
+    for s in &used {
+        let Saturation { source, at, .. } = sats[*s];
+        let overwritten_by_itself = func.insts[at].operands.first().and_then(Operand::as_reg) == Some(source);
+        if overwritten_by_itself || !du.value_unchanged_between(source, at, root) {
+            return None;
+        }
+    }
+    let packs = packs.into_iter().map(|(a, b, c)| (sats[a].source, sats[b].source, c)).collect();
+    Some(Plan { root, ty, packs, chained, visited: ev.visited })
+}
+
+fn pack_inst(ty: ScalarType, d: RegId, a: RegId, b: RegId, c: Option<Operand>) -> Inst {
+    let mut modifiers = vec![
+        Modifier::Word(ptx_ir::Word::lookup("pack").expect("`pack` is a known word")),
+        Modifier::Sat,
+        Modifier::Type(ty),
+        Modifier::Type(ScalarType::S32),
+    ];
+    let mut operands = vec![Operand::Reg(d), Operand::Reg(a), Operand::Reg(b)];
+    if let Some(c) = c {
+        modifiers.push(Modifier::Type(ScalarType::B32));
+        operands.push(c);
+    }
+    Inst::new(Opcode::Cvt, modifiers, operands)
+}
+
+/// Deletes pure candidates whose results nothing reads (repeatedly).
+fn delete_dead(func: &mut Function, candidates: &FxHashSet<InstId>) -> usize {
+    let body: Vec<InstId> = func.inst_ids().collect();
+    let mut readers = vec![0u32; func.regs.len()];
+    let add = |func: &Function, id: InstId, readers: &mut Vec<u32>, delta: i32| {
+        let inst = &func.insts[id];
+        if let Some(g) = inst.guard {
+            readers[g.reg.index()] = readers[g.reg.index()].wrapping_add_signed(delta);
+        }
+        inst.for_each_reg_access(|_, r, a| {
+            if a != Access::Def {
+                readers[r.index()] = readers[r.index()].wrapping_add_signed(delta);
+            }
+        });
+    };
+    for &id in &body {
+        add(func, id, &mut readers, 1);
+    }
+    for ret in func.returns.iter().flatten() {
+        if let Some(name) = func.names.find(&ret.name) {
+            for (r, data) in func.regs.iter() {
+                if data.name == name && data.index.is_none() {
+                    readers[r.index()] += 1;
+                }
+            }
+        }
+    }
+    let in_body: FxHashSet<InstId> = body.into_iter().collect();
+    let mut order: Vec<InstId> = candidates.iter().copied().filter(|c| in_body.contains(c)).collect();
+    order.sort_unstable();
+    let mut removed: FxHashSet<InstId> = FxHashSet::default();
+    loop {
+        let mut progress = false;
+        for &id in &order {
+            if removed.contains(&id) || func.insts[id].has_side_effects() {
+                continue;
+            }
+            let mut dead = true;
+            func.insts[id].for_each_reg_access(|_, r, a| dead &= a != Access::Def || readers[r.index()] == 0);
+            if dead {
+                add(func, id, &mut readers, -1);
+                removed.insert(id);
+                progress = true;
+            }
+        }
+        if !progress {
+            break;
+        }
+    }
+    let n = removed.len();
+    let mut edits = BodyEdits::new();
+    for id in removed {
+        edits.remove(id);
+    }
+    edits.apply(func);
+    n
+}
+
+impl FunctionPass for CombineCvtPack {
+    fn name(&self) -> &'static str {
+        "combine-cvt-pack"
+    }
+
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
+    }
+
+    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        let module = cx.module;
+        if !module.version_at_least(6, 5) || module.sm.is_none_or(|sm| sm < 72) {
+            cx.count("functions skipped: needs PTX 6.5 and sm_72", 1);
+            return Ok(false);
+        }
+        let roots: Vec<InstId> = func
+            .inst_ids()
+            .filter(|&id| {
+                let i = &func.insts[id];
+                matches!(i.opcode, Opcode::Mov | Opcode::Prmt | Opcode::Or | Opcode::Bfi)
+            })
+            .collect();
+        if roots.is_empty() {
+            return Ok(false);
+        }
+        let du = cx.analyses.def_use(func);
+        let mut plans: Vec<Plan> = roots.iter().filter_map(|&r| plan_for(func, du, r, true)).collect();
+        if plans.is_empty() {
+            return Ok(false);
+        }
+        // A root that is itself a step of another plan's chain is redundant:
+        // keep only the outermost packs.
+        let inner: FxHashSet<InstId> = plans.iter().flat_map(|p| p.visited.iter().copied()).collect();
+        plans.retain(|p| !inner.contains(&p.root));
+        let original = func.clone();
+        let before = func.inst_ids().count();
+        let mut fresh = FreshRegs::new(func, "pack");
+        let mut edits = BodyEdits::new();
+        let mut candidates: FxHashSet<InstId> = FxHashSet::default();
+        let mut remarks = Vec::new();
+        for plan in &plans {
+            let root = &func.insts[plan.root];
+            let (span, dst) = (root.span, root.operands[0].as_reg().expect("checked in plan_for"));
+            let mut previous: Option<RegId> = None;
+            let count = plan.packs.len();
+            for (k, (a, b, c)) in plan.packs.iter().enumerate() {
+                let last = k + 1 == count;
+                let d = if last { dst } else { fresh.make(func, ScalarType::B32) };
+                let c = if plan.chained && last { previous.map(Operand::Reg) } else { c.clone() };
+                let mut inst = pack_inst(plan.ty, d, *a, *b, c);
+                inst.span = span;
+                edits.insert_before(func, plan.root, inst);
+                previous = Some(d);
+            }
+            edits.remove(plan.root);
+            candidates.extend(plan.visited.iter().copied());
+            remarks.push((span, format!("{} saturations packed with one cvt.pack.sat.{}", count * 2, plan.ty)));
+        }
+        edits.apply(func);
+        fresh.declare(func);
+        delete_dead(func, &candidates);
+        let after = func.inst_ids().count();
+        if after > before {
+            *func = original;
+            cx.count("combinations undone: the saturations have other uses", plans.len() as u64);
+            return Ok(false);
+        }
+        for (span, message) in remarks {
+            cx.remark(span, message);
+        }
+        cx.count("packs combined into cvt.pack.sat", plans.len() as u64);
+        if after < before {
+            cx.count("instructions removed", (before - after) as u64);
+        }
+        Ok(true)
+    }
+}
