@@ -313,6 +313,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
             }
             Operand::Float(f) => self.float_literal(at, f, ty),
             Operand::Special(n) => Ok(self.special(at, at.func.names.get(*n))? & mask(bits)),
+            // The one predefined constant of PTX.
+            Operand::Symbol(n) if at.func.names.get(*n) == "WARP_SZ" => Ok(32 & mask(bits)),
             Operand::Symbol(n) => {
                 let (_, addr) = self.symbol(at, *n)?;
                 Ok(addr as u128 & mask(bits))
@@ -710,6 +712,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Bar | Barrier => self.exec_bar(at),
             Shfl | Vote | Match | Redux => self.exec_warp(at),
             Atom | Red => self.exec_atom(at),
+            Vadd2 | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4 | Vabsdiff4 | Vmin4
+            | Vmax4 | Vset4 => self.exec_video_simd(at),
+            Vshl | Vshr => self.exec_video_shift(at),
             Isspacep => self.exec_isspacep(at),
             Cp => self.exec_cp(at),
             // Ordering and hints: every access is performed at once, in order.
@@ -1579,6 +1584,120 @@ impl<'a, 'p> Ctx<'a, 'p> {
         Ok(Flow::Next)
     }
 
+    /// The SIMD video instructions `vop2`/`vop4` (and `vset2`/`vset4`)
+    /// with the default byte/half-word selectors and mask.
+    fn exec_video_simd(&mut self, at: &At<'_>) -> R<Flow> {
+        use Opcode::*;
+        let op = at.inst.opcode;
+        let is_set = matches!(op, Vset2 | Vset4);
+        self.check(at, &["add"], if is_set { F_CMP } else { F_SAT })?;
+        self.ops(at, 4)?;
+        let types = Self::types(at);
+        let (dt, ta, tb) = match (is_set, types.as_slice()) {
+            (false, [d, a, b]) => (*d, *a, *b),
+            (true, [a, b]) => (ScalarType::U32, *a, *b),
+            _ => return Err(self.invalid(at, "instruction types")),
+        };
+        for t in [dt, ta, tb] {
+            if !matches!(t, ScalarType::U32 | ScalarType::S32) {
+                return Err(self.unsupported_because(at, "instruction type"));
+            }
+        }
+        let lanes = if matches!(op, Vadd2 | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2) { 2 } else { 4 };
+        let lb = 32 / lanes;
+        let accumulate = Self::word(at, "add");
+        let sat = at.inst.is_sat();
+        if sat && accumulate {
+            return Err(self.invalid(at, "saturation cannot be used with the accumulate operation"));
+        }
+        let (a, b) = self.src3(at, ScalarType::B32)?;
+        let c = self.value(at, self.op(at, 3)?, ScalarType::B32)?;
+        let cmp = if is_set { Some(at.inst.cmp().ok_or_else(|| self.invalid(at, "missing comparison"))?) } else { None };
+        let mut merged = 0u128;
+        let mut sum = int_value(c, 32, true);
+        for i in 0..lanes {
+            let va = int_value(a >> (i * lb), lb, ta.is_signed());
+            let vb = int_value(b >> (i * lb), lb, tb.is_signed());
+            let mut t: i128 = match op {
+                Vadd2 | Vadd4 => va + vb,
+                Vsub2 | Vsub4 => va - vb,
+                Vavrg2 | Vavrg4 => {
+                    if va + vb >= 0 {
+                        (va + vb + 1) >> 1
+                    } else {
+                        (va + vb) >> 1
+                    }
+                }
+                Vabsdiff2 | Vabsdiff4 => (va - vb).abs(),
+                Vmin2 | Vmin4 => va.min(vb),
+                Vmax2 | Vmax4 => va.max(vb),
+                _ => {
+                    let r = match cmp {
+                        Some(CmpOp::Eq) => va == vb,
+                        Some(CmpOp::Ne) => va != vb,
+                        Some(CmpOp::Lt) => va < vb,
+                        Some(CmpOp::Le) => va <= vb,
+                        Some(CmpOp::Gt) => va > vb,
+                        Some(CmpOp::Ge) => va >= vb,
+                        _ => return Err(self.invalid(at, "vset comparison")),
+                    };
+                    r as i128
+                }
+            };
+            if sat {
+                let (lo, hi) = intops::int_range(dt.is_signed(), lb);
+                t = t.clamp(lo, hi);
+            }
+            sum += t;
+            merged |= ((t as u128) & mask(lb)) << (i * lb);
+        }
+        let d = if accumulate { (sum as u128) & mask(32) } else { merged };
+        self.write(at, self.op(at, 0)?, d, ScalarType::B32)?;
+        Ok(Flow::Next)
+    }
+
+    /// `vshl`/`vshr` on whole words, with `.clamp`/`.wrap`, optional `.sat`
+    /// or a secondary `.add`/`.min`/`.max`.
+    fn exec_video_shift(&mut self, at: &At<'_>) -> R<Flow> {
+        self.check(at, &["clamp", "wrap", "add", "min", "max"], F_SAT)?;
+        let types = Self::types(at);
+        let [dt, ta, tb] = types.as_slice() else { return Err(self.invalid(at, "instruction types")) };
+        if !matches!(dt, ScalarType::U32 | ScalarType::S32) || !matches!(ta, ScalarType::U32 | ScalarType::S32) || *tb != ScalarType::U32 {
+            return Err(self.unsupported_because(at, "instruction type"));
+        }
+        let op2 = ["add", "min", "max"].into_iter().find(|w| Self::word(at, w));
+        self.ops(at, if op2.is_some() { 4 } else { 3 })?;
+        let clamp = Self::word(at, "clamp");
+        if clamp == Self::word(at, "wrap") {
+            return Err(self.invalid(at, "one of .clamp or .wrap is required"));
+        }
+        if at.inst.is_sat() && op2.is_some() {
+            return Err(self.unsupported_because(at, ".sat with a secondary operation"));
+        }
+        let (a, b) = self.src3(at, ScalarType::B32)?;
+        let va = int_value(a, 32, ta.is_signed());
+        let mut n = b as u32;
+        n = if clamp { n.min(32) } else { n & 0x1f };
+        let tmp: i128 = if at.inst.opcode == Opcode::Vshl { va << n } else { va >> n };
+        let d = match op2 {
+            None if at.inst.is_sat() => saturate(tmp, dt.is_signed(), 32),
+            None => (tmp as u128) & mask(32),
+            Some(w) => {
+                let c = self.value(at, self.op(at, 3)?, ScalarType::B32)?;
+                let low = int_value(tmp as u128, 32, dt.is_signed());
+                let vc = int_value(c, 32, dt.is_signed());
+                let r = match w {
+                    "add" => low + vc,
+                    "min" => low.min(vc),
+                    _ => low.max(vc),
+                };
+                (r as u128) & mask(32)
+            }
+        };
+        self.write(at, self.op(at, 0)?, d, ScalarType::B32)?;
+        Ok(Flow::Next)
+    }
+
     // ------------------------------------------------------------ comparisons
 
     fn compare(&self, at: &At<'_>, cmp: CmpOp, t: ScalarType, a: u128, b: u128, ftz: bool) -> R<bool> {
@@ -1797,68 +1916,64 @@ impl<'a, 'p> Ctx<'a, 'p> {
         Ok(Flow::Next)
     }
 
-    /// `div.rn` for f32/f64 (host division is IEEE round-to-nearest).
+    /// `div` with a rounding modifier (IEEE division, any direction).
     fn float_div(&mut self, at: &At<'_>, t: ScalarType) -> R<Flow> {
         self.check(at, &[], F_ROUND | F_FTZ)?;
         self.ops(at, 3)?;
-        if at.inst.rounding() != Some(Rounding::Rn) {
-            return Err(self.unsupported_because(at, "only div.rn is modelled"));
-        }
+        let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported_because(at, "instruction type"))?;
+        let mode = at
+            .inst
+            .rounding()
+            .and_then(float_mode)
+            .ok_or_else(|| self.unsupported_because(at, "only IEEE division (.rn, .rz, .rm, .rp) is modelled"))?;
         let ftz = at.inst.is_ftz();
         let (a, b) = self.src3(at, t)?;
-        let d = match t {
-            ScalarType::F32 => {
-                let (mut x, mut y) = (a as u64, b as u64);
+        let mut d = 0u128;
+        for k in 0..lanes {
+            let lane = |v: u128| {
+                let x = ((v >> (k * lb)) & mask(lb)) as u64;
                 if ftz {
-                    x = sf::F32.flush(x);
-                    y = sf::F32.flush(y);
+                    fmt.flush(x)
+                } else {
+                    x
                 }
-                let r = f32::from_bits(x as u32) / f32::from_bits(y as u32);
-                let mut bits = if r.is_nan() { sf::F32.canonical_nan() } else { r.to_bits() as u64 };
-                if ftz {
-                    bits = sf::F32.flush(bits);
-                }
-                bits as u128
+            };
+            let mut r = sf::div(lane(a), lane(b), fmt, mode);
+            if ftz {
+                r = fmt.flush(r);
             }
-            ScalarType::F64 if !ftz => {
-                let r = f64::from_bits(a as u64) / f64::from_bits(b as u64);
-                (if r.is_nan() { sf::F64.canonical_nan() } else { r.to_bits() }) as u128
-            }
-            _ => return Err(self.unsupported_because(at, "instruction type")),
-        };
+            d |= (r as u128) << (k * lb);
+        }
         self.write(at, self.op(at, 0)?, d, t)?;
         Ok(Flow::Next)
     }
 
-    /// `sqrt.rn` and `rcp.rn` for f32/f64.
+    /// `sqrt` and `rcp` with a rounding modifier (IEEE, any direction).
     fn exec_sqrt_rcp(&mut self, at: &At<'_>) -> R<Flow> {
         self.check(at, &[], F_ROUND | F_FTZ)?;
         self.ops(at, 2)?;
         let t = self.one_type(at)?;
-        if at.inst.rounding() != Some(Rounding::Rn) {
-            return Err(self.unsupported_because(at, "only the .rn form is modelled"));
-        }
+        let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported_because(at, "instruction type"))?;
+        let mode = at
+            .inst
+            .rounding()
+            .and_then(float_mode)
+            .ok_or_else(|| self.unsupported_because(at, "only the IEEE forms (.rn, .rz, .rm, .rp) are modelled"))?;
         let ftz = at.inst.is_ftz();
         let sqrt = at.inst.opcode == Opcode::Sqrt;
         let a = self.value(at, self.op(at, 1)?, t)?;
-        let d = match t {
-            ScalarType::F32 => {
-                let x = if ftz { sf::F32.flush(a as u64) } else { a as u64 };
-                let x = f32::from_bits(x as u32);
-                let r = if sqrt { x.sqrt() } else { 1.0 / x };
-                let mut bits = if r.is_nan() { sf::F32.canonical_nan() } else { r.to_bits() as u64 };
-                if ftz {
-                    bits = sf::F32.flush(bits);
-                }
-                bits as u128
+        let mut d = 0u128;
+        for k in 0..lanes {
+            let mut x = ((a >> (k * lb)) & mask(lb)) as u64;
+            if ftz {
+                x = fmt.flush(x);
             }
-            ScalarType::F64 if !ftz => {
-                let x = f64::from_bits(a as u64);
-                let r = if sqrt { x.sqrt() } else { 1.0 / x };
-                (if r.is_nan() { sf::F64.canonical_nan() } else { r.to_bits() }) as u128
+            let mut r = if sqrt { sf::sqrt(x, fmt, mode) } else { sf::div(fmt.one(), x, fmt, mode) };
+            if ftz {
+                r = fmt.flush(r);
             }
-            _ => return Err(self.unsupported_because(at, "instruction type")),
-        };
+            d |= (r as u128) << (k * lb);
+        }
         self.write(at, self.op(at, 0)?, d, t)?;
         Ok(Flow::Next)
     }
@@ -1993,6 +2108,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
             _ => return Err(self.invalid(at, "call target")),
         };
         let cf = &self.prog.module.functions[callee];
+        if cf.body.is_none() && cf.name == "__assertfail" {
+            // The CUDA runtime's assert: it aborts the kernel.
+            return Err(InterpError::Undefined { message: "assertion failed (__assertfail)".into(), line: self.line(at) });
+        }
         if cf.body.is_none() {
             return Err(self.unsupported_because(at, &format!("call of {}, which has no body", cf.name)));
         }

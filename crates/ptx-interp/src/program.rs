@@ -130,7 +130,8 @@ fn parse_dims(text: &str) -> Option<[u32; 3]> {
 }
 
 /// Parses an initializer into bytes for a variable of element type `ty`.
-fn parse_init(text: &str, ty: ScalarType, size: u64) -> Result<Vec<u8>, String> {
+/// Function names (jump tables) become the functions' code addresses.
+fn parse_init(text: &str, ty: ScalarType, size: u64, funcs: &FxHashMap<String, FuncId>) -> Result<Vec<u8>, String> {
     let elem = ty.bytes() as usize;
     let mut out = Vec::new();
     for raw in text.split(|c| c == '{' || c == '}' || c == ',') {
@@ -150,6 +151,8 @@ fn parse_init(text: &str, ty: ScalarType, size: u64) -> Result<Vec<u8>, String> 
                 ScalarType::F32 => (f64::from_bits(b) as f32).to_bits() as u64,
                 _ => b,
             }
+        } else if let Some(f) = funcs.get(item) {
+            crate::memory::FUNCTION_BASE + 16 * f.as_u32() as u64
         } else {
             let (neg, digits) = match item.strip_prefix('-') {
                 Some(d) => (true, d.trim()),
@@ -175,7 +178,7 @@ fn parse_init(text: &str, ty: ScalarType, size: u64) -> Result<Vec<u8>, String> 
     Ok(out)
 }
 
-fn static_var(v: &Variable, module_level: bool) -> Option<StaticVar> {
+fn static_var(v: &Variable, module_level: bool, funcs: &FxHashMap<String, FuncId>) -> Option<StaticVar> {
     let space = v.space()?;
     if !matches!(space, StateSpace::Global | StateSpace::Const | StateSpace::Shared) {
         return None;
@@ -184,7 +187,7 @@ fn static_var(v: &Variable, module_level: bool) -> Option<StaticVar> {
     let size = if dynamic { 0 } else { v.size_bytes().unwrap_or(0) };
     let init = match (&v.init, v.ty()) {
         (None, _) => Ok(vec![0; size as usize]),
-        (Some(text), Some(ty)) => parse_init(text, ty, size),
+        (Some(text), Some(ty)) => parse_init(text, ty, size, funcs),
         (Some(_), None) => Err("initializer of an untyped variable".into()),
     };
     Some(StaticVar { name: v.name.clone(), space, size, align: var_align(v), init, dynamic, module_level })
@@ -194,21 +197,21 @@ impl<'m> Program<'m> {
     /// Prepares `module`.
     pub fn new(module: &'m Module) -> Program<'m> {
         let lines = module.source.as_deref().map(LineIndex::new);
-        let mut statics = Vec::new();
-        let mut static_by_name: FxHashMap<String, usize> = FxHashMap::default();
-        for item in &module.items {
-            if let ModuleItem::Variable(v) = item {
-                if let Some(s) = static_var(v, true) {
-                    static_by_name.insert(s.name.clone(), statics.len());
-                    statics.push(s);
-                }
-            }
-        }
         let mut func_by_name = FxHashMap::default();
         for (id, f) in module.functions.iter() {
             // A definition wins over an earlier declaration of the same name.
             if f.body.is_some() || !func_by_name.contains_key(&f.name) {
                 func_by_name.insert(f.name.clone(), id);
+            }
+        }
+        let mut statics = Vec::new();
+        let mut static_by_name: FxHashMap<String, usize> = FxHashMap::default();
+        for item in &module.items {
+            if let ModuleItem::Variable(v) = item {
+                if let Some(s) = static_var(v, true, &func_by_name) {
+                    static_by_name.insert(s.name.clone(), statics.len());
+                    statics.push(s);
+                }
             }
         }
         let mut funcs = Vec::with_capacity(module.functions.len());
@@ -343,7 +346,7 @@ fn prepare_function(
                         });
                         Some(Binding::Frame(idx))
                     }
-                    _ => static_var(v, false).map(|s| {
+                    _ => static_var(v, false, func_by_name).map(|s| {
                         statics.push(s);
                         Binding::Static(statics.len() - 1)
                     }),

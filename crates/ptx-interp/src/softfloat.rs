@@ -501,6 +501,71 @@ pub fn fma(a: u64, b: u64, c: u64, f: Format, mode: Mode) -> u64 {
     }
 }
 
+/// `a / b`, correctly rounded.
+pub fn div(a: u64, b: u64, f: Format, mode: Mode) -> u64 {
+    let (ua, ub) = (unpack(a, f), unpack(b, f));
+    let sign_of = |v: Value| match v {
+        Value::Inf(s) | Value::Zero(s) => s,
+        Value::Finite { sign, .. } => sign,
+        Value::Nan => false,
+    };
+    let sign = sign_of(ua) ^ sign_of(ub);
+    match (ua, ub) {
+        (Value::Nan, _) | (_, Value::Nan) => f.canonical_nan(),
+        (Value::Inf(_), Value::Inf(_)) | (Value::Zero(_), Value::Zero(_)) => f.canonical_nan(),
+        (Value::Inf(_), _) | (_, Value::Zero(_)) => f.inf(sign),
+        (_, Value::Inf(_)) | (Value::Zero(_), _) => f.zero(sign),
+        (Value::Finite { mant: ma, exp: ea, .. }, Value::Finite { mant: mb, exp: eb, .. }) => {
+            // Put both top bits at bit 63; the quotient then has 62 or 63 bits.
+            let (sa, sb) = (ma.leading_zeros() - 64, mb.leading_zeros() - 64);
+            let (na, nb) = (ma << sa, mb << sb);
+            let num = na << 62;
+            let (q, r) = (num / nb, num % nb);
+            let exp = (ea - sa as i32) - (eb - sb as i32) - 62;
+            round_pack(sign, q, exp, r != 0, f, mode)
+        }
+    }
+}
+
+/// The integer square root of `n` and whether it was exact.
+fn isqrt(n: u128) -> (u128, bool) {
+    let mut rem = n;
+    let mut root = 0u128;
+    let mut bit = 1u128 << 126;
+    while bit > n {
+        bit >>= 2;
+    }
+    while bit != 0 {
+        if rem >= root + bit {
+            rem -= root + bit;
+            root = (root >> 1) + bit;
+        } else {
+            root >>= 1;
+        }
+        bit >>= 2;
+    }
+    (root, rem == 0)
+}
+
+/// Square root, correctly rounded; negative numbers give NaN, -0 gives -0.
+pub fn sqrt(a: u64, f: Format, mode: Mode) -> u64 {
+    match unpack(a, f) {
+        Value::Nan | Value::Finite { sign: true, .. } | Value::Inf(true) => f.canonical_nan(),
+        Value::Inf(false) => f.inf(false),
+        Value::Zero(s) => f.zero(s),
+        Value::Finite { mant, exp, .. } => {
+            // Scale to an even exponent and about 124 significant bits.
+            let mut shift = 124 - (128 - mant.leading_zeros() as i32);
+            if (exp - shift) % 2 != 0 {
+                shift += 1;
+            }
+            let m = mant << shift;
+            let (root, exact) = isqrt(m);
+            round_pack(false, root, (exp - shift) / 2, !exact, f, mode)
+        }
+    }
+}
+
 /// The value as an f64 (exact for every format here); NaN stays NaN.
 pub fn to_f64(bits: u64, f: Format) -> f64 {
     f64::from_bits(convert(bits, f, F64, Mode::NearestEven))

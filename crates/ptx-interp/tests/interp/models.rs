@@ -109,3 +109,125 @@ pub fn int_cvt(dst: &str, src: &str, value: u64, sat: bool) -> u64 {
         (math as u128 & dmask) as u64
     }
 }
+
+// ---------------------------------------------------------------- float rounding by brute force
+
+/// A rounding direction, with its PTX spellings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Dir {
+    /// To nearest, ties to even.
+    Nearest,
+    /// Toward zero.
+    Zero,
+    /// Toward -infinity.
+    Down,
+    /// Toward +infinity.
+    Up,
+}
+
+pub const DIRS: [(Dir, &str, &str); 4] =
+    [(Dir::Nearest, "rn", "rni"), (Dir::Zero, "rz", "rzi"), (Dir::Down, "rm", "rmi"), (Dir::Up, "rp", "rpi")];
+
+/// A 16-bit format decoded independently: (exponent bits, fraction bits).
+pub fn decode16(bits: u16, e: u32, m: u32) -> f64 {
+    let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
+    let exp = ((bits >> m) & ((1 << e) - 1)) as i32;
+    let frac = (bits & ((1 << m) - 1)) as f64;
+    let bias = (1 << (e - 1)) - 1;
+    if exp == (1 << e) - 1 {
+        return if frac == 0.0 { sign * f64::INFINITY } else { f64::NAN };
+    }
+    if exp == 0 {
+        sign * frac * 2f64.powi(1 - bias - m as i32)
+    } else {
+        sign * (1.0 + frac / 2f64.powi(m as i32)) * 2f64.powi(exp - bias)
+    }
+}
+
+/// Rounds the exact value `v` to a 16-bit format by searching all its
+/// positive finite values: the two neighbours, then the direction decides.
+pub fn round16(v: f64, e: u32, m: u32, dir: Dir) -> u16 {
+    if v.is_nan() {
+        return 0x7fff;
+    }
+    let neg = v.is_sign_negative();
+    if v.is_infinite() {
+        // Infinity is exact in every format: no rounding happens.
+        return (if neg { 0x8000 } else { 0 }) | ((((1u32 << e) - 1) << m) as u16);
+    }
+    let mag = v.abs();
+    let sign_bit: u16 = if neg { 0x8000 } else { 0 };
+    let inf = (((1u32 << e) - 1) << m) as u16;
+    // Positive finite values are increasing with their bit patterns.
+    let (mut lo, mut hi) = (0u16, inf - 1);
+    if mag > decode16(hi, e, m) {
+        let toward_zero = matches!(dir, Dir::Zero) || (dir == Dir::Down && !neg) || (dir == Dir::Up && neg);
+        let max = decode16(inf - 1, e, m);
+        let ulp = max - decode16(inf - 2, e, m);
+        let to_inf = match dir {
+            Dir::Nearest => mag >= max + ulp / 2.0,
+            _ => !toward_zero,
+        };
+        return sign_bit | if to_inf { inf } else { inf - 1 };
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if decode16(mid, e, m) <= mag {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    if decode16(hi, e, m) <= mag {
+        lo = hi;
+    }
+    let lo_v = decode16(lo, e, m);
+    if lo_v == mag {
+        return sign_bit | lo;
+    }
+    let up = lo + 1;
+    let pick_up = match dir {
+        Dir::Nearest => {
+            let (dl, du) = (mag - lo_v, decode16(up, e, m) - mag);
+            du < dl || (du == dl && up & 1 == 0)
+        }
+        Dir::Zero => false,
+        Dir::Down => neg,
+        Dir::Up => !neg,
+    };
+    sign_bit | if pick_up { up } else { lo }
+}
+
+/// The next representable f32 above/below (for bracketing).
+pub fn f32_step(x: f32, up: bool) -> f32 {
+    if x == 0.0 {
+        return if up { f32::from_bits(1) } else { -f32::from_bits(1) };
+    }
+    let b = x.to_bits();
+    let away = (x > 0.0) == up;
+    f32::from_bits(if away { b + 1 } else { b - 1 })
+}
+
+/// Rounds an exact f64 to f32 in a direction, by bracketing around the
+/// host's round-to-nearest result.
+pub fn round_f32(v: f64, dir: Dir) -> f32 {
+    let n = v as f32;
+    if n.is_nan() || n as f64 == v {
+        return n;
+    }
+    let (lo, hi) = if (n as f64) < v { (n, f32_step(n, true)) } else { (f32_step(n, false), n) };
+    let hi = if hi.is_nan() { f32::INFINITY } else { hi };
+    match dir {
+        Dir::Nearest => n,
+        Dir::Down => lo,
+        Dir::Up => hi,
+        Dir::Zero => {
+            if v > 0.0 {
+                lo
+            } else {
+                hi
+            }
+        }
+    }
+}
+

@@ -280,3 +280,39 @@ fn min_max_of_floats() {
     assert_eq!(got[2], vec![0x7fff_ffff, 0x7fff_ffff, 0x7fff_ffff]);
     assert_eq!(got[3], vec![0x8000_0000, 0, 0x8000_0000], "-0.0 < +0.0");
 }
+
+#[test]
+fn division_and_square_root_in_every_direction() {
+    use crate::models::{round16, round_f32, DIRS};
+    let xs = f32_operands(21, 250);
+    let ys = f32_operands(22, 250);
+    let records: Vec<Vec<u64>> = xs
+        .iter()
+        .zip(&ys)
+        .map(|(a, b)| {
+            let h = |x: f32| crate::models::round16(x as f64, 5, 10, crate::models::Dir::Nearest) as u64;
+            vec![a.to_bits() as u64, b.to_bits() as u64, h(*a), h(*b)]
+        })
+        .collect();
+    for (dir, rnd, _) in DIRS {
+        let asm = format!(
+            "div.{rnd}.f32 %f3, %f1, %f2;\n\tsqrt.{rnd}.f32 %f4, %f1;\n\trcp.{rnd}.f32 %f5, %f2;\n\tdiv.{rnd}.f16 %rs3, %rs1, %rs2;\n\tsqrt.{rnd}.f16 %rs4, %rs1;"
+        );
+        let got = map(&asm, &["%f1", "%f2", "%rs1", "%rs2"], &["%f3", "%f4", "%f5", "%rs3", "%rs4"], &records).unwrap();
+        for (rec, out) in records.iter().zip(got) {
+            let (a, b) = (f32::from_bits(rec[0] as u32), f32::from_bits(rec[1] as u32));
+            // The f64 quotient/root of f32 (or f16) operands is never exactly on a
+            // rounding boundary of the narrow format unless it is exact there,
+            // so rounding it again gives the correctly rounded narrow result.
+            let q = a as f64 / b as f64;
+            let want = |x: f64| if x.is_nan() { 0x7fff_ffff } else { round_f32(x, dir).to_bits() };
+            assert_eq!(out[0] as u32, want(q), "div.{rnd} {a:e} / {b:e}");
+            assert_eq!(out[1] as u32, want((a as f64).sqrt()), "sqrt.{rnd} {a:e}");
+            assert_eq!(out[2] as u32, want(1.0 / b as f64), "rcp.{rnd} {b:e}");
+            let (ha, hb) = (crate::models::decode16(rec[2] as u16, 5, 10), crate::models::decode16(rec[3] as u16, 5, 10));
+            // round16 keeps the sign of zeros and maps NaN to the canonical NaN.
+            assert_eq!(out[3] as u16, round16(ha / hb, 5, 10, dir), "div.{rnd}.f16 {ha:e} / {hb:e}");
+            assert_eq!(out[4] as u16, round16(ha.sqrt(), 5, 10, dir), "sqrt.{rnd}.f16 {ha:e}");
+        }
+    }
+}

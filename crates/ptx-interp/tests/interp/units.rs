@@ -244,6 +244,7 @@ fn moves_and_special_registers() {
         Case { asm: "mov.b32 %r1, -1;", inputs: &[], expect: &[("%r1", 0xffff_ffff)], why: "negative literal" },
         Case { asm: "mov.u16 %rs1, 0xffff;", inputs: &[], expect: &[("%rs1", 0xffff)], why: "16-bit" },
         Case { asm: "mov.pred %p1, %p2;", inputs: &[("%p2", 1)], expect: &[("%p1", 1)], why: "predicate" },
+        Case { asm: "mov.u32 %r1, WARP_SZ;", inputs: &[], expect: &[("%r1", 32)], why: "the predefined constant" },
     ]);
 }
 
@@ -273,6 +274,23 @@ fn float_unary_and_misc() {
     ]);
 }
 
+#[test]
+fn video_simd_and_shift() {
+    check_table(&[
+        Case { asm: "vabsdiff4.u32.u32.u32.add %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x0102_0304), ("%r3", 0x0403_0201), ("%r4", 10)], expect: &[("%r1", 18)], why: "c + 3+1+1+3" },
+        Case { asm: "vabsdiff4.u32.u32.u32 %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x0102_0304), ("%r3", 0x0403_0201), ("%r4", 0xffff_ffff)], expect: &[("%r1", 0x0301_0103)], why: "merge, full mask: |a-b| per byte" },
+        Case { asm: "vadd4.u32.u32.u32.sat %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0xff01_ff01), ("%r3", 0x0101_0101), ("%r4", 0)], expect: &[("%r1", 0xff02_ff02)], why: "256 clamps to 255" },
+        Case { asm: "vsub4.s32.s32.s32.sat %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x80), ("%r3", 1), ("%r4", 0)], expect: &[("%r1", 0x80)], why: "-129 clamps to -128" },
+        Case { asm: "vset4.u32.u32.gt %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x0500_0300), ("%r3", 0x0401_0300), ("%r4", 0)], expect: &[("%r1", 0x0100_0000)], why: "only byte 3: 5 > 4" },
+        Case { asm: "vmin2.u32.u32.u32 %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x0005_ffff), ("%r3", 0x0007_0001), ("%r4", 0)], expect: &[("%r1", 0x0005_0001)], why: "per half" },
+        Case { asm: "vsub2.s32.s32.s32.sat %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x8000_0005), ("%r3", 0x0001_0007), ("%r4", 0)], expect: &[("%r1", 0x8000_fffe)], why: "-32769 clamps; 5-7 = -2" },
+        Case { asm: "vavrg4.u32.u32.u32 %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x0102_0304), ("%r3", 0x0202_0202), ("%r4", 0)], expect: &[("%r1", 0x0202_0303)], why: "(a+b+1)>>1 per byte" },
+        Case { asm: "vshr.u32.u32.u32.clamp.add %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x8000_0000), ("%r3", 40), ("%r4", 5)], expect: &[("%r1", 5)], why: "clamped to 32: 0, + c" },
+        Case { asm: "vshr.u32.u32.u32.clamp.add %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x8000_0000), ("%r3", 4), ("%r4", 5)], expect: &[("%r1", 0x0800_0005)], why: "shift, + c" },
+        Case { asm: "vshr.s32.s32.u32.wrap %r1, %r2, %r3;", inputs: &[("%r2", 0x8000_0000), ("%r3", 33)], expect: &[("%r1", 0xc000_0000)], why: "wrap: 1, arithmetic" },
+    ]);
+}
+
 /// Instructions whose results depend on hardware approximations, or
 /// forms not modelled, are reported, never guessed.
 #[test]
@@ -284,12 +302,11 @@ fn approximations_and_unknown_forms_are_unsupported() {
         "sin.approx.f32 %f1, %f2;",
         "div.approx.f32 %f1, %f2, %f3;",
         "div.full.f32 %f1, %f2, %f3;",
-        "div.rz.f32 %f1, %f2, %f3;",
         "sqrt.approx.f32 %f1, %f2;",
         "activemask.b32 %r1;",
         "add.f32x2 %rd1, %rd2, %rd3;",
         "mul.lo.u32.frobnicate %r1, %r2, %r3;",
-        "vabsdiff4.u32.u32.u32 %r1, %r2, %r3, %r4;",
+        "vabsdiff4.u32.u32.u32.b3210 %r1, %r2, %r3, %r4;",
         "mov.u32 %r1, %clock;",
         "brkpt;",
     ] {
