@@ -33,12 +33,25 @@ pub fn verifier() -> Option<Box<dyn Pass>> {
     lookup("verify").map(|p| (p.create)())
 }
 
-/// The default pipelines, by optimization level.
+/// The default pipelines, by optimization level. `legalize-relaxed` is in
+/// none of them: it makes PTX explicit for tools that translate it, and
+/// ptxas performs those conversions itself.
 pub fn pipeline(level: u8) -> &'static [&'static str] {
     match level {
         // -O0: parse and print; nothing is rewritten.
         0 => &[],
-        // -O1 and -O2 grow as passes land.
-        _ => &[],
+        // -O1: local folding only.
+        1 => &[
+            // Known prmt selectors: copies, constants, merged chains, canonical selectors.
+            "fold-prmt",
+        ],
+        // -O2: everything that pays off in SASS.
+        _ => &[
+            // First, while the packs are still in the compilers' shapes: saturations
+            // packed together become cvt.pack.sat (gated on PTX 6.5 / sm_72).
+            "combine-cvt-pack",
+            // Then fold the prmts that are left, and delete their dead selector movs.
+            "fold-prmt",
+        ],
     }
 }

@@ -71,3 +71,13 @@ fn legalize_relaxed_keeps_corpus_meaning() {
 fn fold_prmt_keeps_corpus_meaning() {
     assert_keeps_meaning(ptx_opt::Options::with_passes(["fold-prmt"]), "fold-prmt");
 }
+
+#[test]
+fn combine_cvt_pack_keeps_corpus_meaning() {
+    assert_keeps_meaning(ptx_opt::Options::with_passes(["combine-cvt-pack"]), "combine-cvt-pack");
+}
+
+#[test]
+fn o2_pipeline_keeps_corpus_meaning() {
+    assert_keeps_meaning(ptx_opt::Options::with_level(2), "-O2");
+}
