@@ -77,9 +77,24 @@ struct Cli {
     #[arg(long)]
     reformat: bool,
 
+    /// What to write: the PTX, or (after the passes) each function's control-flow
+    /// graph or def-use graph in Graphviz DOT.
+    #[arg(long, value_enum, default_value_t = Emit::Ptx)]
+    emit: Emit,
+
     /// List the registered passes and exit.
     #[arg(long)]
     list_passes: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Emit {
+    /// PTX text.
+    Ptx,
+    /// Control-flow graphs in DOT.
+    CfgDot,
+    /// Def-use graphs in DOT.
+    DefuseDot,
 }
 
 enum Failure {
@@ -186,7 +201,12 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     if let Some(path) = remarks_path {
         write_output(Some(path), &remarks::to_json_lines(&display_name, &source, &run))?;
     }
-    let text = if cli.reformat { ptx_opt::ir::print::print_module_canonical(&module) } else { ptx_opt::print(&module) };
+    let text = match cli.emit {
+        Emit::CfgDot => ptx_opt::cfg_dot(&module),
+        Emit::DefuseDot => ptx_opt::defuse_dot(&module),
+        Emit::Ptx if cli.reformat => ptx_opt::ir::print::print_module_canonical(&module),
+        Emit::Ptx => ptx_opt::print(&module),
+    };
     write_output(cli.output.as_deref(), &text)
 }
 

@@ -270,6 +270,31 @@ pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
     Ok(Output { ptx: print(&module), run })
 }
 
+/// The control-flow graph of every function with a body, in DOT (one
+/// `digraph` per function, each preceded by a `// function NAME` comment).
+pub fn cfg_dot(module: &Module) -> String {
+    functions_dot(module, ptx_analysis::cfg_dot)
+}
+
+/// The def-use graph of every function with a body, in DOT.
+pub fn defuse_dot(module: &Module) -> String {
+    functions_dot(module, ptx_analysis::defuse_dot)
+}
+
+fn functions_dot(module: &Module, dot: fn(&ptx_ir::Function) -> String) -> String {
+    let mut out = String::new();
+    for func in module.functions.values().filter(|f| f.body.is_some()) {
+        out.push_str("// function ");
+        out.push_str(&func.name);
+        out.push('\n');
+        out.push_str(&dot(func));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// Maps byte offsets to 1-based line and column (columns count characters).
 #[derive(Clone, Debug)]
 pub struct LineIndex {

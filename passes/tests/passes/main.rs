@@ -2,6 +2,7 @@
 //! the helpers they share here.
 
 mod verify;
+mod verify_each;
 
 use std::path::PathBuf;
 

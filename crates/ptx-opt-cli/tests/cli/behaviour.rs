@@ -254,3 +254,19 @@ fn diagnostics_into_a_closed_pipe_keep_the_exit_status() {
         assert!(output.stdout.is_empty());
     }
 }
+
+#[test]
+fn emits_control_flow_and_def_use_graphs() {
+    let input = testdata("passes").join("fold-prmt").join("trap-selector-in-two-branches.ptx");
+    let input = input.to_str().expect("UTF-8 path");
+    // Two arms joining: the join block has two predecessors.
+    check(
+        &["--emit=cfg-dot", input],
+        0,
+        &["// function trap_selector_in_two_branches", "digraph {", "label = \"branch\"", "label = \"fall\""],
+        "",
+    );
+    // Both movs of the selector reach the prmt.
+    check(&["--emit=defuse-dot", input], 0, &["%r3 @ mov.u32 %r3, 0x3210;", "%r3 @ mov.u32 %r3, 0x7654;"], "");
+    check(&["--emit=callgraph", input], 2, &[], "invalid value 'callgraph'");
+}

@@ -1,0 +1,68 @@
+//! `--verify-each`: a pass that breaks the IR is named. The pass below is a
+//! deliberately wrong rewrite (it retypes an `add.s32` as `add.f32`, which
+//! the verifier rejects for its `.s32` registers); the manager must
+//! stop after it and blame it, not a later pass or the input.
+
+use ptx_ir::{Diagnostic, Function, Modifier, Opcode, ScalarType};
+use ptx_pass::{FunctionContext, FunctionPass, PassManager, PassManagerOptions, PerFunction};
+
+struct RetypeAdds;
+
+impl FunctionPass for RetypeAdds {
+    fn name(&self) -> &'static str {
+        "retype-adds"
+    }
+
+    fn run_on_function(&self, func: &mut Function, _cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        let mut changed = false;
+        for inst in func.insts.values_mut() {
+            if inst.opcode == Opcode::Add {
+                inst.modifiers = vec![Modifier::Type(ScalarType::F32)];
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+}
+
+const INPUT: &str = ".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .s32 %r<4>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [k_param_0];
+	cvta.to.global.u64 %rd2, %rd1;
+	ld.global.u32 %r1, [%rd2];
+	add.s32 %r2, %r1, 1;
+	st.global.u32 [%rd2], %r2;
+	ret;
+}
+";
+
+fn run(verify_each: bool) -> Result<(), ptx_pass::PipelineError> {
+    let mut module = ptx_parse::parse(INPUT).expect("input parses");
+    let passes: Vec<Box<dyn ptx_pass::Pass>> = vec![
+        (ptx_passes::lookup("fold-prmt").unwrap().create)(),
+        Box::new(PerFunction(RetypeAdds)),
+        (ptx_passes::lookup("legalize-relaxed").unwrap().create)(),
+    ];
+    let options = PassManagerOptions { verify_each, ..PassManagerOptions::default() };
+    PassManager::new(passes, ptx_passes::verifier(), options).run(&mut module).map(|_| ())
+}
+
+#[test]
+fn verify_each_names_the_pass_that_broke_the_ir() {
+    let error = run(true).expect_err("the broken IR is caught");
+    assert_eq!(error.pass, "retype-adds");
+    assert!(error.broke_ir);
+    assert!(!error.diagnostics.is_empty());
+    let line = crate::line_of(INPUT, error.diagnostics[0].span.start);
+    assert_eq!(line, 11, "the diagnostic points at the retyped add: {:?}", error.diagnostics);
+}
+
+#[test]
+fn without_verify_each_the_broken_ir_goes_through() {
+    assert!(run(false).is_ok());
+}
