@@ -3,6 +3,7 @@
 
 mod corpus;
 mod determinism;
+mod generated_kernels;
 mod legalize_relaxed;
 mod library;
 mod pass_cases;
