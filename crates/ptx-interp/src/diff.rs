@@ -108,9 +108,11 @@ pub struct KernelReport {
     /// Distinct instructions of A executed over all conclusive trials, and
     /// the number of instructions in the functions A entered.
     pub coverage: (usize, usize),
-    /// The launch used (the default, or a larger block if A could not
-    /// complete its first trial with the default).
+    /// The launch used (the default, or a larger block or more dynamic
+    /// shared memory if A could not complete its first trial with the default).
     pub launch: LaunchConfig,
+    /// Bytes per pointer argument's buffer (the default or a larger one).
+    pub buffer_size: usize,
 }
 
 /// The result of comparing two modules.
@@ -155,6 +157,9 @@ impl fmt::Display for DiffReport {
                     let b = k.launch.block;
                     if b != DiffOptions::default().launch.block {
                         write!(f, ", block {}x{}x{}", b[0], b[1], b[2])?;
+                    }
+                    if k.buffer_size != DiffOptions::default().buffer_size {
+                        write!(f, ", {} KiB buffers", k.buffer_size / 1024)?;
                     }
                     writeln!(f, ")")?
                 }
@@ -269,6 +274,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         first_fault: None,
         coverage: (0, 0),
         launch: opts.launch.clone(),
+        buffer_size: opts.buffer_size,
     };
     let Some(fa) = pa.function(name) else {
         report.verdict = Verdict::Unsupported { side: Side::A, error: InterpError::NoSuchFunction { name: name.into() } };
@@ -286,25 +292,48 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         return report;
     }
     // Kernels written for a larger block (shared-memory sorts, block-wide
-    // scans) fault with 32 threads: pick the first block size with which A
-    // completes the tame trial.
-    let tame = make_args(&specs, opts.seed, 0, opts.buffer_size);
+    // scans), for larger tensors or for more dynamic shared memory fault
+    // with the defaults: pick the first shape with which A completes the
+    // tame trial.
+    let mut buffer_size = opts.buffer_size;
+    let mut tame = make_args(&specs, opts.seed, 0, buffer_size);
     let mut launch = opts.launch.clone();
-    let block_sized = |e: &InterpError| matches!(e, InterpError::MemoryFault { .. } | InterpError::Deadlock { .. } | InterpError::Undefined { .. });
-    if run_function(pa, fa, &tame, &launch).err().is_some_and(|e| block_sized(&e)) {
-        for threads in [128, 256, 64, 512] {
-            let cfg = LaunchConfig { block: [threads, 1, 1], ..opts.launch.clone() };
-            if run_function(pa, fa, &tame, &cfg).is_ok() {
+    let shape_dependent =
+        |e: &InterpError| matches!(e, InterpError::MemoryFault { .. } | InterpError::Deadlock { .. } | InterpError::Undefined { .. });
+    if run_function(pa, fa, &tame, &launch).err().is_some_and(|e| shape_dependent(&e)) {
+        let default_block = opts.launch.block[0];
+        let big = 64 * 1024;
+        let candidates = [
+            (128, opts.buffer_size, opts.launch.dynamic_shared_bytes),
+            (256, opts.buffer_size, opts.launch.dynamic_shared_bytes),
+            (64, opts.buffer_size, opts.launch.dynamic_shared_bytes),
+            (512, opts.buffer_size, opts.launch.dynamic_shared_bytes),
+            (default_block, big, big as u32),
+            (128, big, big as u32),
+            (256, big, big as u32),
+            (default_block, 1 << 20, 228 * 1024),
+            (128, 1 << 20, 228 * 1024),
+        ];
+        for (threads, size, dynamic) in candidates {
+            let cfg = LaunchConfig { block: [threads, 1, 1], dynamic_shared_bytes: dynamic, ..opts.launch.clone() };
+            let args = make_args(&specs, opts.seed, 0, size);
+            let outcome = run_function(pa, fa, &args, &cfg);
+            // A shape that completes wins; so does one that reaches an
+            // instruction the interpreter cannot model (the trials then say so).
+            if outcome.as_ref().err().is_none_or(|e| e.class() == ErrorClass::CannotModel) {
                 launch = cfg;
+                buffer_size = size;
+                tame = args;
                 break;
             }
         }
     }
     report.launch = launch.clone();
+    report.buffer_size = buffer_size;
     let mut seen: Vec<Vec<bool>> = Vec::new();
     for trial in 0..opts.trials {
         report.trials += 1;
-        let args = if trial == 0 { tame.clone() } else { make_args(&specs, opts.seed, trial, opts.buffer_size) };
+        let args = if trial == 0 { tame.clone() } else { make_args(&specs, opts.seed, trial, buffer_size) };
         let ra = run_function(pa, fa, &args, &launch);
         let rb = run_function(pb, fb, &args, &launch);
         let oa = match ra {

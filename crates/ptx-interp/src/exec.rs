@@ -888,6 +888,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         self.check(at, &["relu", "satfinite"], F_ROUND | F_SAT | F_FTZ)?;
         let types = Self::types(at);
+        let fp8 = |t: &ScalarType| matches!(t, ScalarType::E4m3x2 | ScalarType::E5m2x2);
+        if types.len() == 2 && (fp8(&types[0]) || fp8(&types[1])) {
+            return self.exec_cvt_fp8(at, types[0], types[1]);
+        }
         if at.inst.operands.len() == 3 && types.len() == 2 && matches!(types[0], ScalarType::F16x2 | ScalarType::Bf16x2) {
             return self.exec_cvt_x2(at, types[0], types[1]);
         }
@@ -1031,6 +1035,51 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let b = self.value(at, self.op(at, 2)?, ScalarType::F32)? as u64;
         let d = (conv(a) << 16) | conv(b);
         self.write(at, self.op(at, 0)?, d as u128, ScalarType::B32)?;
+        Ok(Flow::Next)
+    }
+
+    /// Conversions to and from packed 8-bit floats (`.e4m3x2`, `.e5m2x2`).
+    fn exec_cvt_fp8(&mut self, at: &At<'_>, dt: ScalarType, st: ScalarType) -> R<Flow> {
+        if at.inst.is_ftz() || at.inst.is_sat() || at.inst.rounding() != Some(Rounding::Rn) {
+            return Err(self.unsupported_because(at, "8-bit float conversions are modelled with .rn only"));
+        }
+        let kind = |t: ScalarType| if t == ScalarType::E4m3x2 { sf::Fp8::E4m3 } else { sf::Fp8::E5m2 };
+        let relu = Self::word(at, "relu");
+        let satfinite = Self::word(at, "satfinite");
+        let n = at.inst.operands.len();
+        let d: u128 = match (dt, st) {
+            (ScalarType::E4m3x2 | ScalarType::E5m2x2, ScalarType::F32) if n == 3 => {
+                if !satfinite {
+                    return Err(self.invalid(at, "conversion to an 8-bit float needs .satfinite"));
+                }
+                let a = self.value(at, self.op(at, 1)?, ScalarType::F32)? as u64;
+                let b = self.value(at, self.op(at, 2)?, ScalarType::F32)? as u64;
+                let c = |x| sf::to_fp8(x, sf::F32, kind(dt), Mode::NearestEven, relu) as u128;
+                (c(a) << 8) | c(b)
+            }
+            (ScalarType::E4m3x2 | ScalarType::E5m2x2, ScalarType::F16x2) if n == 2 => {
+                if !satfinite {
+                    return Err(self.invalid(at, "conversion to an 8-bit float needs .satfinite"));
+                }
+                let a = self.value(at, self.op(at, 1)?, ScalarType::B32)? as u64;
+                let c = |x| sf::to_fp8(x, sf::F16, kind(dt), Mode::NearestEven, relu) as u128;
+                (c(a >> 16 & 0xffff) << 8) | c(a & 0xffff)
+            }
+            (ScalarType::F16x2, ScalarType::E4m3x2 | ScalarType::E5m2x2) if n == 2 => {
+                if satfinite {
+                    return Err(self.invalid(at, ".satfinite on a widening conversion"));
+                }
+                let a = self.value(at, self.op(at, 1)?, ScalarType::B16)? as u64;
+                let c = |x: u64| {
+                    let h = sf::fp8_to_f16(x as u8, kind(st));
+                    (if relu && !sf::F16.is_nan(h) && sf::F16.is_negative(h) { 0 } else { h }) as u128
+                };
+                (c(a >> 8) << 16) | c(a & 0xff)
+            }
+            _ => return Err(self.unsupported_because(at, "8-bit float conversion form")),
+        };
+        let dty = if dt == ScalarType::F16x2 { ScalarType::B32 } else { ScalarType::B16 };
+        self.write(at, self.op(at, 0)?, d, dty)?;
         Ok(Flow::Next)
     }
 
@@ -1979,10 +2028,14 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn float_min_max(&mut self, at: &At<'_>, t: ScalarType, is_max: bool) -> R<Flow> {
-        self.check(at, &["NaN", "relu"], F_FTZ)?;
+        self.check(at, &["NaN", "relu", "xorsign", "abs"], F_FTZ)?;
         self.ops(at, 3)?;
         let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported(at))?;
         let (ftz, nan, relu) = (at.inst.is_ftz(), Self::word(at, "NaN"), Self::word(at, "relu"));
+        let xorsign = Self::word(at, "xorsign");
+        if xorsign != Self::word(at, "abs") {
+            return Err(self.invalid(at, ".xorsign and .abs go together"));
+        }
         let (a, b) = self.src3(at, t)?;
         let mut d = 0u128;
         for k in 0..lanes {
@@ -1991,6 +2044,12 @@ impl<'a, 'p> Ctx<'a, 'p> {
             if ftz {
                 x = fmt.flush(x);
                 y = fmt.flush(y);
+            }
+            // .xorsign.abs: compare magnitudes, the sign is the xor of the signs.
+            let sign_xor = (x ^ y) & fmt.sign_mask();
+            if xorsign {
+                x &= !fmt.sign_mask();
+                y &= !fmt.sign_mask();
             }
             let (xn, yn) = (fmt.is_nan(x), fmt.is_nan(y));
             let mut r = if xn && yn || (nan && (xn || yn)) {
@@ -2015,6 +2074,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
                     y
                 }
             };
+            if xorsign && !fmt.is_nan(r) {
+                r |= sign_xor;
+            }
             if relu && !fmt.is_nan(r) && fmt.is_negative(r) {
                 r = 0;
             }

@@ -71,6 +71,9 @@ struct LaunchArgs {
     /// Instructions a launch may execute.
     #[arg(long, default_value_t = 4_000_000)]
     step_limit: u64,
+    /// Bytes of dynamic shared memory (`.extern .shared x[]`).
+    #[arg(long, default_value_t = 4096)]
+    dynamic_shared: u32,
 }
 
 impl LaunchArgs {
@@ -79,7 +82,7 @@ impl LaunchArgs {
             grid: [self.grid, 1, 1],
             block: [self.block, 1, 1],
             step_limit: self.step_limit,
-            ..LaunchConfig::default()
+            dynamic_shared_bytes: self.dynamic_shared,
         }
     }
 }

@@ -209,6 +209,34 @@ pub fn shift_right_round(mant: u128, shift: u32, sticky: bool, sign: bool, mode:
     (n + up as u128, inexact)
 }
 
+/// Rounds `(-1)^sign * (mant + s) * 2^exp` (`s` in (0, 1) if `sticky`)
+/// to `man_bits` fraction bits with minimum normal exponent `emin`,
+/// ignoring overflow: returns `n, q` with the rounded value `n * 2^q`,
+/// `n < 2^(man_bits+1)`, and `n < 2^man_bits` only for subnormals.
+fn round_core(sign: bool, mant: u128, exp: i32, sticky: bool, man_bits: u32, emin: i32, mode: Mode) -> (u128, i32) {
+    let m = man_bits as i32;
+    let bitlen = 128 - mant.leading_zeros() as i32;
+    let lead = exp.saturating_add(bitlen - 1);
+    let mut q = (lead - m).max(emin - m);
+    let shift = q as i64 - exp as i64;
+    let mut n = if shift <= 0 {
+        // Exact: at most man_bits + 1 significant bits.
+        let n = mant << (-shift) as u32;
+        if sticky {
+            shift_right_round(n, 0, true, sign, mode).0
+        } else {
+            n
+        }
+    } else {
+        shift_right_round(mant, shift.min(200) as u32, sticky, sign, mode).0
+    };
+    if n >> (m + 1) != 0 {
+        n >>= 1;
+        q += 1;
+    }
+    (n, q)
+}
+
 /// Rounds `(-1)^sign * (mant + s) * 2^exp` to format `f` in direction
 /// `mode`, where `s` is in (0, 1) if `sticky` is set and 0 otherwise.
 /// Callers that set `sticky` give at least `man_bits + 3` significant bits.
@@ -225,51 +253,87 @@ pub fn round_pack(sign: bool, mant: u128, exp: i32, sticky: bool, f: Format, mod
         };
     }
     let m = f.man_bits as i32;
-    let bitlen = 128 - mant.leading_zeros() as i32;
-    let lead = exp.saturating_add(bitlen - 1);
-    let emin = 1 - f.bias();
-    let mut q = (lead - m).max(emin - m);
-    let shift = q as i64 - exp as i64;
-    let (mut n, _) = if shift <= 0 {
-        // Exact: at most man_bits + 1 significant bits.
-        (mant << (-shift) as u32, sticky)
-    } else {
-        let s = shift.min(200) as u32;
-        (shift_right_round(mant, s, sticky, sign, mode).0, true)
-    };
-    if shift <= 0 && sticky {
-        n = shift_right_round(n, 0, true, sign, mode).0;
-    }
-    if n >> (m + 1) != 0 {
-        n >>= 1;
-        q += 1;
-    }
+    let (n, q) = round_core(sign, mant, exp, sticky, f.man_bits, 1 - f.bias(), mode);
     let sign_bits = f.zero(sign);
     if n >> m == 0 {
         return sign_bits | n as u64;
     }
     let biased = q as i64 + m as i64 + f.bias() as i64;
     if biased >= f.exp_all_ones() as i64 {
-        return match mode {
-            Mode::NearestEven => f.inf(sign),
-            Mode::TowardZero => f.max_finite(sign),
-            Mode::Down => {
-                if sign {
-                    f.inf(true)
-                } else {
-                    f.max_finite(false)
-                }
-            }
-            Mode::Up => {
-                if sign {
-                    f.max_finite(true)
-                } else {
-                    f.inf(false)
-                }
-            }
+        let toward_inf = match mode {
+            Mode::NearestEven => true,
+            Mode::TowardZero => false,
+            Mode::Down => sign,
+            Mode::Up => !sign,
         };
+        return if toward_inf { f.inf(sign) } else { f.max_finite(sign) };
     }
     sign_bits | ((biased as u64) << m) | (n as u64 & f.man_mask())
+}
+
+/// The 8-bit float formats of `cvt` (`.e4m3`, `.e5m2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fp8 {
+    /// 4 exponent bits (bias 7), 3 fraction bits, no infinities, NaN = S.1111.111, max 448.
+    E4m3,
+    /// 5 exponent bits (bias 15), 2 fraction bits, IEEE-like, max 57344.
+    E5m2,
+}
+
+/// Converts to an 8-bit float with `.satfinite` (overflow and infinities
+/// give the largest finite value, NaN gives 0x7f) and optional `.relu`.
+pub fn to_fp8(bits: u64, from: Format, kind: Fp8, mode: Mode, relu: bool) -> u8 {
+    let (man_bits, bias, max) = match kind {
+        Fp8::E4m3 => (3u32, 7i32, 0x7eu8),
+        Fp8::E5m2 => (2u32, 15i32, 0x7bu8),
+    };
+    let r = match unpack(bits, from) {
+        Value::Nan => return 0x7f,
+        Value::Zero(s) | Value::Inf(s) if relu && s => 0,
+        Value::Zero(s) => (s as u8) << 7,
+        Value::Inf(s) => ((s as u8) << 7) | max,
+        Value::Finite { sign, mant, exp } => {
+            let (n, q) = round_core(sign, mant, exp, false, man_bits, 1 - bias, mode);
+            let magnitude = if n >> man_bits == 0 {
+                n as u8
+            } else {
+                let biased = q as i64 + man_bits as i64 + bias as i64;
+                let code = (biased as u64) << man_bits | (n as u64 & ((1 << man_bits) - 1));
+                if code > max as u64 {
+                    max
+                } else {
+                    code as u8
+                }
+            };
+            ((sign as u8) << 7) | magnitude
+        }
+    };
+    if relu && r & 0x80 != 0 {
+        0
+    } else {
+        r
+    }
+}
+
+/// Converts an 8-bit float to f16 bits (exact; NaN gives the canonical NaN).
+pub fn fp8_to_f16(byte: u8, kind: Fp8) -> u64 {
+    let sign = byte & 0x80 != 0;
+    let (man_bits, bias) = match kind {
+        Fp8::E4m3 => (3u32, 7i32),
+        Fp8::E5m2 => (2u32, 15i32),
+    };
+    let e = ((byte & 0x7f) >> man_bits) as i32;
+    let frac = (byte & ((1 << man_bits) - 1)) as u128;
+    let all_ones = (1 << (7 - man_bits)) - 1;
+    match kind {
+        Fp8::E4m3 if e == all_ones && frac == 7 => return F16.canonical_nan(),
+        Fp8::E5m2 if e == all_ones => return if frac == 0 { F16.inf(sign) } else { F16.canonical_nan() },
+        _ => {}
+    }
+    if e == 0 {
+        return round_pack(sign, frac, 1 - bias - man_bits as i32, false, F16, Mode::NearestEven);
+    }
+    round_pack(sign, frac | (1 << man_bits), e - bias - man_bits as i32, false, F16, Mode::NearestEven)
 }
 
 /// Converts between float formats (exact when widening). NaN gives the

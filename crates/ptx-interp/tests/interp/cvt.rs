@@ -412,5 +412,87 @@ fn conversions_that_need_a_rounding_mode_are_rejected_without_one() {
     expect_cannot_model("cvt.f32.f64 %f1, %fd1;", &[]);
     expect_cannot_model("cvt.rn.s32.f32 %r1, %f1;", &[]);
     expect_cannot_model("cvt.rna.tf32.f32 %r1, %f1;", &[]);
-    expect_cannot_model("cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;", &[]);
+    expect_cannot_model("cvt.rn.e4m3x2.f32 %rs1, %f1, %f2;", &[]);
+    expect_cannot_model("cvt.rz.satfinite.e4m3x2.f32 %rs1, %f1, %f2;", &[]);
+    expect_cannot_model("cvt.rn.satfinite.e2m1x2.f32 %rc1, %f1, %f2;", &[]);
+}
+
+/// An 8-bit float decoded from the OCP FP8 layout: (exponent bits, fraction
+/// bits); E4M3 has no infinities and only S.1111.111 as NaN.
+fn decode8(byte: u8, e: u32, m: u32) -> f64 {
+    let sign = if byte >> 7 == 1 { -1.0 } else { 1.0 };
+    let exp = ((byte >> m) & ((1 << e) - 1)) as i32;
+    let frac = (byte & ((1 << m) - 1)) as f64;
+    let bias = (1 << (e - 1)) - 1;
+    let all_ones = (1 << e) - 1;
+    if e == 4 && exp == all_ones && frac == 7.0 {
+        return f64::NAN;
+    }
+    if e == 5 && exp == all_ones {
+        return if frac == 0.0 { sign * f64::INFINITY } else { f64::NAN };
+    }
+    if exp == 0 {
+        sign * frac * 2f64.powi(1 - bias - m as i32)
+    } else {
+        sign * (1.0 + frac / 2f64.powi(m as i32)) * 2f64.powi(exp - bias)
+    }
+}
+
+/// Round to nearest even with .satfinite, by scanning every code.
+fn to8(v: f64, e: u32, m: u32) -> u8 {
+    if v.is_nan() {
+        return 0x7f;
+    }
+    let sign = if v.is_sign_negative() { 0x80 } else { 0 };
+    let max = if e == 4 { 0x7e } else { 0x7b };
+    if v.abs() >= decode8(max, e, m) {
+        // .satfinite: beyond the largest finite value (infinities included).
+        return sign | max;
+    }
+    let mut best = 0u8;
+    let mut best_d = f64::INFINITY;
+    for code in 0..0x80u8 {
+        let x = decode8(code, e, m);
+        if !x.is_finite() {
+            continue;
+        }
+        let d = (x - v.abs()).abs();
+        if d < best_d || (d == best_d && code & 1 == 0) {
+            best = code;
+            best_d = d;
+        }
+    }
+    sign | best
+}
+
+#[test]
+fn fp8_conversions_match_the_ocp_layouts() {
+    let samples = f32_samples();
+    let records: Vec<Vec<u64>> = samples.chunks(2).filter(|c| c.len() == 2).map(|c| vec![c[0].to_bits() as u64, c[1].to_bits() as u64]).collect();
+    for (ty, e, m) in [("e4m3x2", 4, 3), ("e5m2x2", 5, 2)] {
+        let asm = format!("cvt.rn.satfinite.{ty}.f32 %rs1, %f1, %f2;");
+        let got = map(&asm, &["%f1", "%f2"], &["%rs1"], &records).unwrap();
+        for (rec, out) in records.iter().zip(got) {
+            let (a, b) = (f32::from_bits(rec[0] as u32) as f64, f32::from_bits(rec[1] as u32) as f64);
+            let want = ((to8(a, e, m) as u64) << 8) | to8(b, e, m) as u64;
+            assert_eq!(out[0], want, "{asm} of {a:e}, {b:e}");
+        }
+        // Every 8-bit code widens exactly to f16.
+        let codes: Vec<Vec<u64>> = (0..=255u64).map(|c| vec![c | (c ^ 0x80) << 8]).collect();
+        let got = map(&format!("cvt.rn.f16x2.{ty} %r1, %rs1;"), &["%rs1"], &["%r1"], &codes).unwrap();
+        for (rec, out) in codes.iter().zip(got) {
+            for (byte, half) in [(rec[0] as u8, out[0] as u16), ((rec[0] >> 8) as u8, (out[0] >> 16) as u16)] {
+                let want = decode8(byte, e, m);
+                if want.is_nan() {
+                    assert_eq!(half, 0x7fff, "{ty} {byte:#x}");
+                } else {
+                    assert_eq!(decode16(half, 5, 10), want, "{ty} {byte:#x}");
+                    assert_eq!(half >> 15 == 1, want.is_sign_negative(), "{ty} {byte:#x} sign");
+                }
+            }
+        }
+    }
+    // From packed f16: the upper half goes to the upper byte; .relu zeroes negatives.
+    let got = crate::harness::eval("cvt.rn.satfinite.relu.e4m3x2.f16x2 %rs1, %r1;", &[("%r1", 0x3c00_bc00)], &["%rs1"]).unwrap();
+    assert_eq!(got[0], 0x3800, "1.0 is 0x38 in e4m3; -1.0 with .relu is 0");
 }

@@ -271,6 +271,8 @@ fn float_unary_and_misc() {
         Case { asm: "add.rp.f32 %f1, %f2, %f3;", inputs: &[("%f2", F1), ("%f3", 0x3380_0000)], expect: &[("%f1", 0x3f80_0001)], why: "1 + 2^-24 upward" },
         Case { asm: "add.rn.f32 %f1, %f2, %f3;", inputs: &[("%f2", F1), ("%f3", 0x3380_0000)], expect: &[("%f1", F1)], why: "tie to even" },
         Case { asm: "mul.rn.f32 %f1, %f2, %f3;", inputs: &[("%f2", 0x7f80_0000), ("%f3", 0)], expect: &[("%f1", 0x7fff_ffff)], why: "inf * 0: canonical NaN" },
+        Case { asm: "min.xorsign.abs.f32 %f1, %f2, %f3;", inputs: &[("%f2", 0xc040_0000), ("%f3", F2)], expect: &[("%f1", 0xc000_0000)], why: "min(3, 2) with sign 1^0: -2" },
+        Case { asm: "max.xorsign.abs.f32 %f1, %f2, %f3;", inputs: &[("%f2", 0xc040_0000), ("%f3", 0xc000_0000)], expect: &[("%f1", 0x4040_0000)], why: "max(3, 2) with sign 1^1: 3" },
     ]);
 }
 
