@@ -192,6 +192,37 @@ impl Gen {
         self.line(&format!("st.global.{ty} [%rd1+{offset}], {src}"));
     }
 
+    /// One random instruction or idiom; `nested` idioms may interleave
+    /// further steps between their parts (so that a pass matching the
+    /// idiom meets redefined or guarded operands in between).
+    fn step(&mut self, nested: bool) {
+        match self.rng.below(12) {
+            0 | 1 => self.binary(),
+            2 => self.mul_wide(),
+            3 => self.shift(),
+            4 => self.mov(),
+            5 | 6 => self.cvt(),
+            7 | 8 => self.prmt(nested),
+            9 => self.setp(),
+            10 => self.selp(),
+            _ => self.pack(nested),
+        }
+        if self.rng.chance(5) {
+            let class = *self.rng.pick(&CLASSES);
+            let src = self.reg(class);
+            self.store(&src, class);
+        }
+    }
+
+    /// Sometimes a few unrelated steps, when `nested`.
+    fn interleave(&mut self, nested: bool) {
+        if nested && self.rng.chance(25) {
+            for _ in 0..1 + self.rng.below(3) {
+                self.step(false);
+            }
+        }
+    }
+
     fn binary(&mut self) {
         let class = *self.rng.pick(&CLASSES);
         let bits = class.bits();
@@ -285,7 +316,7 @@ impl Gen {
         self.line(&format!("{g}cvt{sat}.{}.{} {d}, {a}", int_type(dbits, dsigned), int_type(sbits, ssigned)));
     }
 
-    fn prmt(&mut self) {
+    fn prmt(&mut self, nested: bool) {
         let (d, a, b) = (self.reg(Class::B32), self.reg(Class::B32), self.reg(Class::B32));
         let mode =
             if self.rng.chance(20) { *self.rng.pick(&[".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"]) } else { "" };
@@ -294,9 +325,12 @@ impl Gen {
         if self.rng.chance(50) {
             self.line(&format!("{g}prmt.b32{mode} {d}, {a}, {b}, 0x{selector:04x}"));
         } else {
-            // The selector as a constant in a register.
+            // The selector as a constant in a register (sometimes set under
+            // a guard, sometimes with other steps before the prmt).
             let s = self.reg(Class::B32);
-            self.line(&format!("mov.b32 {s}, 0x{selector:04x}"));
+            let sg = if self.rng.chance(15) { self.guard() } else { String::new() };
+            self.line(&format!("{sg}mov.b32 {s}, 0x{selector:04x}"));
+            self.interleave(nested);
             let (a, b) = (if a == s { d.clone() } else { a }, if b == s { d.clone() } else { b });
             self.line(&format!("{g}prmt.b32{mode} {d}, {a}, {b}, {s}"));
         }
@@ -321,12 +355,15 @@ impl Gen {
     }
 
     /// Two saturating narrowings packed into one 32-bit register, or the reverse.
-    fn pack(&mut self) {
+    fn pack(&mut self, nested: bool) {
         if self.rng.chance(70) {
             let (lo, hi) = (self.reg(Class::B16), self.reg(Class::B16));
             let (x, y) = (self.reg(Class::B32), self.reg(Class::B32));
-            self.line(&format!("cvt.sat.s16.s32 {lo}, {x}"));
-            let hi = if hi == lo {
+            let g = if self.rng.chance(10) { self.guard() } else { String::new() };
+            self.line(&format!("{g}cvt.sat.s16.s32 {lo}, {x}"));
+            self.interleave(nested);
+            // Mostly two different halves; sometimes the same one twice.
+            let hi = if hi == lo && self.rng.chance(70) {
                 if lo == "%rs0" {
                     "%rs1".to_string()
                 } else {
@@ -336,6 +373,7 @@ impl Gen {
                 hi
             };
             self.line(&format!("cvt.sat.s16.s32 {hi}, {y}"));
+            self.interleave(nested);
             let d = self.reg(Class::B32);
             self.line(&format!("mov.b32 {d}, {{{lo}, {hi}}}"));
         } else if self.rng.chance(50) {
@@ -385,22 +423,7 @@ fn kernel(n: u64) -> (String, String) {
     }
     let steps = 20 + g.rng.below(60);
     for _ in 0..steps {
-        match g.rng.below(12) {
-            0 | 1 => g.binary(),
-            2 => g.mul_wide(),
-            3 => g.shift(),
-            4 => g.mov(),
-            5 | 6 => g.cvt(),
-            7 | 8 => g.prmt(),
-            9 => g.setp(),
-            10 => g.selp(),
-            _ => g.pack(),
-        }
-        if g.rng.chance(5) {
-            let class = *g.rng.pick(&CLASSES);
-            let src = g.reg(class);
-            g.store(&src, class);
-        }
+        g.step(true);
     }
     // Everything that is left goes to the output.
     for (i, class) in CLASSES.into_iter().enumerate() {
