@@ -2,9 +2,9 @@
 //!
 //! Why: bad input must be an error, never a panic, a hang or lost output
 //! (ARCHITECTURE.md, invariant 6). For every input that is UTF-8 this
-//! parses it, then runs every registered pass alone and all of them in
-//! registry order with `verify_each`, and prints the result both ways
-//! (source-preserving and canonical). Any panic, stack overflow, timeout or
+//! parses it, then runs every registered pass alone, all of them in
+//! registry order, and the -O2 pipeline, each with `verify_each`, and
+//! prints the result both ways (source-preserving and canonical). Any panic, stack overflow, timeout or
 //! out-of-memory is a finding. Beyond "no panic" it checks two invariants
 //! that a fuzzer reaches cheaply: a module that parsed prints to text that
 //! parses again, and canonical printing is a fixpoint.
@@ -26,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let names: Vec<&str> = ptx_opt::passes().iter().map(|p| p.name).collect();
     let mut runs: Vec<Vec<&str>> = names.iter().map(|n| vec![*n]).collect();
     runs.push(names.clone());
+    runs.push(ptx_opt::pipeline(2).to_vec());
     for passes in runs {
         let mut m = module.clone();
         let options = Options { verify_each: true, ..Options::with_passes(passes.iter().copied()) };
