@@ -143,7 +143,10 @@ pub struct DefUse {
     block_insts: Vec<InstId>,
     block_range: Vec<Span32>,
     inst_pos: SecondaryMap<InstId, Option<(u32, u32)>>,
-    /// Per register: its columns (ENTRY first).
+    /// Per register: its columns (ENTRY first). Empty for a register no
+    /// instruction writes: ENTRY is then its only definition and reaches
+    /// everywhere, so it needs no column (a `.reg %r<1048576>` that is
+    /// hardly used must not cost a million columns in every block).
     reg_cols: Vec<Span32>,
     /// Column → def index.
     col_def: Vec<u32>,
@@ -216,8 +219,16 @@ impl DefUse {
             }
         }
 
-        // 3. Columns grouped by register, ENTRY first in each group.
-        let mut count = vec![1u32; nregs];
+        // 3. Columns grouped by register, ENTRY first in each group; none
+        //    for registers that no instruction writes.
+        let mut written = vec![false; nregs];
+        for d in nregs..ndefs {
+            written[du.defs[d].site.reg().index()] = true;
+        }
+        for (r, &w) in written.iter().enumerate() {
+            global[r] = w;
+        }
+        let mut count: Vec<u32> = written.iter().map(|&w| u32::from(w)).collect();
         for d in nregs..ndefs {
             if global[d] {
                 count[du.defs[d].site.reg().index()] += 1;
@@ -328,8 +339,10 @@ impl DefUse {
         order.extend(cfg.blocks().filter(|(b, _)| !cfg.is_reachable(*b)).map(|(b, _)| b.index()));
 
         let mut entry_row = vec![0u64; ncols.div_ceil(64)];
-        for &(start, _) in &self.reg_cols {
-            bits::set(&mut entry_row, start as usize);
+        for &(start, end) in &self.reg_cols {
+            if start < end {
+                bits::set(&mut entry_row, start as usize);
+            }
         }
         let mut ins = BitMatrix::new(nblocks, ncols);
         let mut outs = BitMatrix::new(nblocks, ncols);
@@ -395,6 +408,10 @@ impl DefUse {
                     let (st, killed) = state[r];
                     if !(st == stamp && killed) {
                         let (s, e) = self.reg_cols[r];
+                        if s == e {
+                            // Never written: ENTRY (def index r) reaches.
+                            tmp.push(r as u32);
+                        }
                         bits::for_each_set(self.ins.row(b), s as usize, e as usize, |c| tmp.push(self.col_def[c]));
                     }
                     if st == stamp {
@@ -525,6 +542,10 @@ impl DefUse {
         let mut out = Vec::new();
         if !killed {
             let (s, e) = self.reg_cols[r];
+            if s == e {
+                // Never written: ENTRY (def index r) reaches.
+                out.push(r as u32);
+            }
             bits::for_each_set(self.ins.row(b as usize), s as usize, e as usize, |c| out.push(self.col_def[c]));
         }
         out.extend(local);

@@ -901,3 +901,30 @@ fn corpus_dot_is_deterministic() {
     let b = defuse_dot(func);
     assert_eq!(b, defuse_dot(func));
 }
+
+/// Regression (robustness, issue 9): registers that no instruction writes
+/// take no bit-vector column. Before, every declared register had an ENTRY
+/// column in every block, so a one-line `.reg .b32 %a<1048576>, ...` and a
+/// few thousand branches made the dataflow matrices gigabytes large.
+#[test]
+fn unwritten_registers_take_no_columns() {
+    let mut body = String::from("\t.reg .b32 %big<1000000>;\n\t.reg .b32 %r<3>;\n\t.reg .pred %p<2>;\n");
+    body.push_str("\tmov.u32 %r1, %big7;\n");
+    for i in 0..50 {
+        body.push_str(&format!(
+            "\tsetp.eq.u32 %p1, %r1, {i};\n\t@%p1 bra L{i};\n\tadd.u32 %r1, %r1, %big{i};\nL{i}:\n"
+        ));
+    }
+    let (module, _) = parse(&format!(".visible .entry k()\n{{\n{body}\tret;\n}}\n"));
+    let func = module.functions.values().next().expect("one function");
+    let cfg = Cfg::build(func);
+    let du = DefUse::build(func, &cfg, &DomTree::build(&cfg));
+    assert!(du.num_columns() < 200, "{} columns for a handful of written registers", du.num_columns());
+    // The unwritten registers still read their function-entry value.
+    let add = func.inst_ids().find(|&i| inst_to_string(func, &func.insts[i]).starts_with("add.u32")).expect("an add");
+    let big3 = RegId::from_u32(3);
+    assert_eq!(func.reg_name(big3), "%big3");
+    assert_eq!(du.reaching_defs(add, big3).as_ref(), &[DefSite::Entry(big3)]);
+    let read = du.uses_of_inst(add).iter().find(|u| func.reg_name(u.reg) == "%big0").expect("add reads %big0");
+    assert_eq!(du.reaching_defs_of_use(read), &[DefSite::Entry(read.reg)]);
+}
