@@ -235,15 +235,9 @@ fn first_difference(what: &str, x: &[u8], y: &[u8]) -> Option<(String, Option<us
     Some((what.to_string(), Some(first), show(x), show(y), count))
 }
 
-fn compare(specs: &[ParamSpec], a: &RunOutput, b: &RunOutput) -> Option<(String, Option<usize>, String, String, usize)> {
+fn compare(a: &RunOutput, b: &RunOutput) -> Option<(String, Option<usize>, String, String, usize)> {
     for (i, (x, y)) in a.buffers.iter().zip(&b.buffers).enumerate() {
-        let label = specs
-            .iter()
-            .filter(|s| s.kind == crate::inputs::ParamKind::Pointer)
-            .nth(i)
-            .map(|s| s.name.clone())
-            .unwrap_or_else(|| x.name.clone());
-        if let Some(d) = first_difference(&format!("buffer {i} ({label})"), &x.data, &y.data) {
+        if let Some(d) = first_difference(&format!("buffer {i} ({})", x.name), &x.data, &y.data) {
             return Some(d);
         }
     }
@@ -298,34 +292,19 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
     let mut buffer_size = opts.buffer_size;
     let mut tame = make_args(&specs, opts.seed, 0, buffer_size);
     let mut launch = opts.launch.clone();
-    let shape_dependent =
-        |e: &InterpError| matches!(e, InterpError::MemoryFault { .. } | InterpError::Deadlock { .. } | InterpError::Undefined { .. });
-    if run_function(pa, fa, &tame, &launch).err().is_some_and(|e| shape_dependent(&e)) {
-        let default_block = opts.launch.block[0];
-        let big = 64 * 1024;
-        let candidates = [
-            (128, opts.buffer_size, opts.launch.dynamic_shared_bytes),
-            (256, opts.buffer_size, opts.launch.dynamic_shared_bytes),
-            (64, opts.buffer_size, opts.launch.dynamic_shared_bytes),
-            (512, opts.buffer_size, opts.launch.dynamic_shared_bytes),
-            (default_block, big, big as u32),
-            (128, big, big as u32),
-            (256, big, big as u32),
-            (default_block, 1 << 20, 228 * 1024),
-            (128, 1 << 20, 228 * 1024),
-        ];
-        for (threads, size, dynamic) in candidates {
-            let cfg = LaunchConfig { block: [threads, 1, 1], dynamic_shared_bytes: dynamic, ..opts.launch.clone() };
-            let args = make_args(&specs, opts.seed, 0, size);
-            let outcome = run_function(pa, fa, &args, &cfg);
-            // A shape that completes wins; so does one that reaches an
-            // instruction the interpreter cannot model (the trials then say so).
-            if outcome.as_ref().err().is_none_or(|e| e.class() == ErrorClass::CannotModel) {
-                launch = cfg;
-                buffer_size = size;
-                tame = args;
-                break;
-            }
+    let first = run_function(pa, fa, &tame, &launch).err();
+    let candidates = first.map(|e| calibration_candidates(&e, opts)).unwrap_or_default();
+    for (threads, size, dynamic) in candidates {
+        let cfg = LaunchConfig { block: [threads, 1, 1], dynamic_shared_bytes: dynamic, ..opts.launch.clone() };
+        let args = make_args(&specs, opts.seed, 0, size);
+        let outcome = run_function(pa, fa, &args, &cfg);
+        // A shape that completes wins; so does one that reaches an
+        // instruction the interpreter cannot model (the trials then say so).
+        if outcome.as_ref().err().is_none_or(|e| e.class() == ErrorClass::CannotModel) {
+            launch = cfg;
+            buffer_size = size;
+            tame = args;
+            break;
         }
     }
     report.launch = launch.clone();
@@ -387,7 +366,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
             }
         };
         report.conclusive += 1;
-        if let Some((what, offset, a, b, differing_bytes)) = compare(&specs, &oa, &ob) {
+        if let Some((what, offset, a, b, differing_bytes)) = compare(&oa, &ob) {
             report.verdict =
                 Verdict::Different(Box::new(Difference { trial, seed: opts.seed, what, offset, a, b, differing_bytes }));
             return report;
@@ -397,6 +376,35 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         report.verdict = Verdict::Inconclusive { reason: report.first_fault.clone().unwrap_or_else(|| "no trials".into()) };
     }
     report
+}
+
+/// Launch shapes (threads per block, buffer bytes, dynamic shared bytes) to
+/// try when A's tame trial fails with `error`: larger buffers, larger blocks
+/// and more dynamic shared memory for out-of-bounds accesses, larger blocks
+/// for deadlocks and undefined collectives; nothing for misaligned accesses.
+fn calibration_candidates(error: &InterpError, opts: &DiffOptions) -> Vec<(u32, usize, u32)> {
+    let block = opts.launch.block[0];
+    let (buf, dynamic) = (opts.buffer_size, opts.launch.dynamic_shared_bytes);
+    let big = 64 * 1024;
+    match error {
+        InterpError::MemoryFault { message, .. } if message.contains("misaligned") => Vec::new(),
+        InterpError::MemoryFault { .. } => vec![
+            (block, buf, big as u32),
+            (block, big, dynamic),
+            (block, big, big as u32),
+            (128, buf, dynamic),
+            (256, buf, dynamic),
+            (128, big, big as u32),
+            (256, big, big as u32),
+            (block, 1 << 20, 228 * 1024),
+            (128, 1 << 20, 228 * 1024),
+            (512, buf, dynamic),
+        ],
+        InterpError::Deadlock { .. } | InterpError::Undefined { .. } => {
+            vec![(128, buf, dynamic), (256, buf, dynamic), (64, buf, dynamic), (512, buf, dynamic)]
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Parses two PTX texts and checks them with default options. Ok if every

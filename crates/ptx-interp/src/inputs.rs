@@ -212,7 +212,7 @@ fn float_bits(f: f64, bits: u32) -> u64 {
 /// The arguments of trial `trial` of a run seeded with `seed`.
 ///
 /// Trial 0 is tame: buffers of small integers, scalars in 1..=100 or small
-/// floats. Odd trials give every scalar an edge value, cycling through the
+/// floats, and by-value structs whose 8-byte words point into a buffer. Odd trials give every scalar an edge value, cycling through the
 /// list (so -1, 0 and MIN come early); even trials mix small and raw random
 /// values. Buffers after trial 0 hold small integers, floats in [-8, 8) or
 /// random bytes.
@@ -272,6 +272,24 @@ pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize)
                     (rng.below(1 << 20) as f64 / (1u64 << 16) as f64) - 8.0
                 };
                 float_bits(f, bits).to_le_bytes()[..size.min(8)].to_vec()
+            }
+            ParamKind::Bytes if tame && size >= 8 => {
+                // Structs passed by value often hold pointers: in the tame
+                // trial every 8-byte word points into a fresh buffer.
+                let i = args.buffers.len();
+                let base = buffer_base(i);
+                let mut data = vec![0u8; buffer_size];
+                for w in data.chunks_mut(4) {
+                    let v = (rng.below(101) as u32).to_le_bytes();
+                    w.copy_from_slice(&v[..w.len()]);
+                }
+                args.buffers.push(Buffer { name: spec.name.clone(), base, data });
+                let mut b = vec![0u8; size];
+                for (k, w) in b.chunks_mut(8).enumerate() {
+                    let v = (base + 64 * k as u64).to_le_bytes();
+                    w.copy_from_slice(&v[..w.len()]);
+                }
+                b
             }
             ParamKind::Bytes => {
                 let mut b = vec![0u8; size];
