@@ -5,8 +5,9 @@
 //! of the declared type may be used by an instruction is decided here. The
 //! pass never changes the IR. It runs on its own (`--passes=verify`) and
 //! after every pass with `--verify-each`, where it catches a pass that
-//! produced invalid code, so it must be cheap: one walk over the
-//! instructions, no allocation except for the errors it reports.
+//! produced invalid code, so it must be cheap: one walk over the body, one
+//! small allocation per function (which labels are placed), none per
+//! instruction except for the errors it reports.
 //!
 //! Like Cranelift's verifier it does not stop at the first error: every
 //! error is collected with the span of its instruction. Checked:
@@ -21,23 +22,30 @@
 //!   `setp`, the selector of `selp`;
 //! * declarations: a `%` name that is neither a declared register nor a
 //!   special register, `%r.x` on a register that is not a vector;
-//! * labels: a `bra` whose target is not a label of the function;
+//! * labels: a `bra` whose target is not a label of the function, a branch
+//!   to a label that is not placed in the body, a label placed twice;
+//! * references a pass may break: a register or label id the function does
+//!   not have is reported (the instruction is then not checked further),
+//!   never a panic;
 //! * vector arity: `ld.v4` with a two-element `{a, b}` or a `.v2` register,
 //!   `.v2` with a scalar register;
 //! * address registers: the base of `[reg+off]` must be an integer or bit
 //!   register of at most 64 bits.
 //!
 //! What ptxas accepts is the reference: the rules were checked against
-//! ptxas 13.5 (1472 oracle cases and probes of every checked opcode), and
-//! where ptxas is looser than the ISA's tables the verifier follows ptxas.
-//! Instructions and forms the signature table does not describe are not
-//! type-checked.
+//! ptxas 13.5 (the 1472 oracle cases, and every register type in every
+//! operand position of each checked opcode), and where ptxas is looser than
+//! the ISA's tables the verifier follows ptxas. Instructions and forms the
+//! signature table does not describe are not type-checked, and some errors
+//! ptxas reports are left to it on purpose: a 32-bit register as a
+//! `.global` address in 64-bit code (valid or not depending on the target),
+//! and the mixing of element types inside `{...}` vectors.
 
 mod rules;
 mod signature;
 
 use ptx_ir::special::is_special_register;
-use ptx_ir::{AddrBase, Diagnostic, Function, Inst, Opcode, Operand, RegId, ScalarType, Stmt, TypeKind};
+use ptx_ir::{AddrBase, Diagnostic, Function, Inst, LabelId, Opcode, Operand, RegId, ScalarType, Stmt, TypeKind};
 use ptx_pass::{FunctionContext, FunctionPass, Pass, PerFunction, Preserves};
 use signature::Expect;
 
@@ -71,8 +79,31 @@ pub fn create() -> Box<dyn Pass> {
 
 /// Checks one function; returns every error found, in body order.
 pub fn verify_function(func: &Function) -> Vec<Diagnostic> {
-    let mut v = Verifier { func, errors: Vec::new() };
-    for stmt in func.body.iter().flatten() {
+    let mut v = Verifier { func, errors: Vec::new(), placed: vec![false; func.labels.len()] };
+    let body = func.body.as_deref().unwrap_or(&[]);
+    // Where each label is placed: a branch to a label that is not (a pass
+    // deleted it) is an error, and so is a label placed twice.
+    for stmt in body {
+        match stmt {
+            Stmt::Label(l) => match v.placed.get_mut(l.as_u32() as usize) {
+                Some(seen) if !*seen => *seen = true,
+                Some(_) => {
+                    let msg = format!("label {} is placed twice in function {}", v.label(*l), func.name);
+                    v.errors.push(Diagnostic::new(func.span, msg));
+                }
+                None => {
+                    let msg = format!("function {} places label #{}, which it does not have", func.name, l.as_u32());
+                    v.errors.push(Diagnostic::new(func.span, msg));
+                }
+            },
+            Stmt::Inst(id) if func.insts.get(*id).is_none() => {
+                let msg = format!("function {} lists instruction #{}, which it does not have", func.name, id.as_u32());
+                v.errors.push(Diagnostic::new(func.span, msg));
+            }
+            _ => {}
+        }
+    }
+    for stmt in body {
         if let Stmt::Inst(id) = stmt {
             if let Some(inst) = func.insts.get(*id) {
                 v.inst(inst);
@@ -88,10 +119,19 @@ const MAX_TYPES: usize = 4;
 struct Verifier<'f> {
     func: &'f Function,
     errors: Vec<Diagnostic>,
+    /// Per label: placed in the body.
+    placed: Vec<bool>,
 }
 
 impl<'f> Verifier<'f> {
     fn inst(&mut self, inst: &Inst) {
+        // A register or label the function does not have (only a pass can
+        // make one): nothing else about the instruction can be checked.
+        if let Some(msg) = self.dangling(inst) {
+            let msg = format!("{msg} (in function {})", self.func.name);
+            self.errors.push(Diagnostic::new(inst.span, msg));
+            return;
+        }
         if let Some(g) = inst.guard {
             if !self.is_scalar(g.reg, ScalarType::Pred) {
                 let msg = format!("guard {} must be a .pred register, not {}", self.reg(g.reg), self.reg_ty(g.reg));
@@ -111,10 +151,42 @@ impl<'f> Verifier<'f> {
         self.types(inst);
     }
 
+    /// A description of the first register or label `inst` refers to that
+    /// the function does not have.
+    fn dangling(&self, inst: &Inst) -> Option<String> {
+        let nregs = self.func.regs.len();
+        let mut bad_reg = inst.guard.map(|g| g.reg).filter(|r| (r.as_u32() as usize) >= nregs);
+        for op in &inst.operands {
+            op.for_each_reg(&mut |r, _| {
+                if (r.as_u32() as usize) >= nregs {
+                    bad_reg.get_or_insert(r);
+                }
+            });
+        }
+        if let Some(r) = bad_reg {
+            return Some(format!("{}: register #{} does not exist", self.opcode_name(inst), r.as_u32()));
+        }
+        fn bad_label(op: &Operand, n: usize) -> Option<usize> {
+            match op {
+                Operand::Label(l) if (l.as_u32() as usize) >= n => Some(l.as_u32() as usize),
+                Operand::Vector(ops) | Operand::Parens(ops) => ops.iter().find_map(|o| bad_label(o, n)),
+                _ => None,
+            }
+        }
+        let l = inst.operands.iter().find_map(|op| bad_label(op, self.func.labels.len()))?;
+        Some(format!("{}: label #{l} does not exist", self.opcode_name(inst)))
+    }
+
     /// Declarations, predicate negation, vector components and address
     /// registers, for every operand of every instruction.
     fn structure(&mut self, inst: &Inst, op: &Operand) {
         match op {
+            Operand::Label(l) => {
+                if !self.placed[l.as_u32() as usize] {
+                    let msg = format!("label {} is not placed in the function", self.label(*l));
+                    self.error(inst, msg);
+                }
+            }
             Operand::Symbol(name) => self.symbol(inst, self.func.names.get(*name)),
             Operand::RegComponent(r, c) => {
                 if self.func.regs[*r].ty.vector.is_none() {
@@ -165,12 +237,7 @@ impl<'f> Verifier<'f> {
                 self.structure(inst, &pair.0);
                 self.structure(inst, &pair.1);
             }
-            Operand::Reg(_)
-            | Operand::Special(_)
-            | Operand::Label(_)
-            | Operand::Int(_)
-            | Operand::Float(_)
-            | Operand::Sink => {}
+            Operand::Reg(_) | Operand::Special(_) | Operand::Int(_) | Operand::Float(_) | Operand::Sink => {}
         }
     }
 
@@ -426,6 +493,15 @@ impl<'f> Verifier<'f> {
 
     fn reg_ty(&self, r: RegId) -> String {
         self.func.regs[r].ty.to_string()
+    }
+
+    fn label(&self, l: LabelId) -> &str {
+        self.func.names.get(self.func.labels[l].name)
+    }
+
+    /// The opcode alone (`cvt`), for messages.
+    fn opcode_name(&self, inst: &Inst) -> &str {
+        ptx_ir::print::opcode_text(self.func, inst.opcode)
     }
 
     /// The opcode with its modifiers (`cvt.rn.f32.u8`), for messages.

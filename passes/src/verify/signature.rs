@@ -14,7 +14,8 @@
 //! `sm_100a`: a type is listed unless ptxas answers "Unexpected instruction
 //! types specified" for it on both.
 
-use ptx_ir::{Inst, Modifier, Opcode, ScalarType};
+use ptx_ir::{Inst, Modifier, Opcode, ScalarType, Word};
+use std::sync::OnceLock;
 
 use super::rules::{is_register_less_format, widened};
 
@@ -69,6 +70,35 @@ impl Signature {
     }
 }
 
+/// The modifier words the signatures test, looked up in the vocabulary
+/// once rather than per instruction.
+struct Words {
+    wide: Option<Word>,
+    hi: Option<Word>,
+    lo: Option<Word>,
+    cas: Option<Word>,
+    pack: Option<Word>,
+}
+
+fn words() -> &'static Words {
+    static WORDS: OnceLock<Words> = OnceLock::new();
+    WORDS.get_or_init(|| Words {
+        wide: Word::lookup("wide"),
+        hi: Word::lookup("hi"),
+        lo: Word::lookup("lo"),
+        cas: Word::lookup("cas"),
+        pack: Word::lookup("pack"),
+    })
+}
+
+fn has(inst: &Inst, word: Option<Word>) -> bool {
+    word.is_some_and(|w| inst.modifiers.contains(&Modifier::Word(w)))
+}
+
+fn is_cvt_pack(inst: &Inst) -> bool {
+    inst.opcode == Opcode::Cvt && has(inst, words().pack)
+}
+
 use ScalarType::*;
 
 const INT: &[ScalarType] = &[U16, U32, U64, S16, S32, S64];
@@ -101,6 +131,10 @@ const VOTE: &[ScalarType] = &[Pred, B32];
 /// instruction types (ISA 9.4.1: "the `cvt` instruction does not support
 /// `.bX` instruction types").
 const CVT_SCALAR: &[ScalarType] = &[U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64];
+/// `cvt.pack.sat.convertType.abType{.cType}` (ISA 9.7.9.22): `.u16`/`.s16`
+/// with two sources, the narrower types with the `.b32` third source.
+const PACK_CONVERT: &[ScalarType] = &[U16, S16, U8, S8, U4, S4, U2, S2];
+const S32_ONLY: &[ScalarType] = &[S32];
 /// The packed 8-, 6- and 4-bit float pairs and `.ue8m0x2`.
 const CVT_PACKED: &[ScalarType] = &[E4m3x2, E5m2x2, E2m1x2, E2m3x2, E3m2x2, Ue8m0x2];
 const CVT_DEST: &[ScalarType] = &[
@@ -125,12 +159,11 @@ pub fn cvt_pair_valid(d: ScalarType, a: ScalarType) -> bool {
 /// empty if the opcode's types are not checked. An instruction of a listed
 /// opcode must have at least one type.
 pub fn valid_types(inst: &Inst) -> &'static [&'static [ScalarType]] {
-    let wide = inst.has_word("wide");
     match inst.opcode {
         Opcode::Add | Opcode::Sub | Opcode::Min | Opcode::Max | Opcode::Abs | Opcode::Neg => &[INT_AND_FLOATS],
         // Integer mul/mad need a mode (.hi, .lo, .wide); float ones have none.
-        Opcode::Mul | Opcode::Mad if wide => &[WIDE],
-        Opcode::Mul | Opcode::Mad if inst.has_word("hi") || inst.has_word("lo") => &[INT],
+        Opcode::Mul | Opcode::Mad if has(inst, words().wide) => &[WIDE],
+        Opcode::Mul | Opcode::Mad if has(inst, words().hi) || has(inst, words().lo) => &[INT],
         Opcode::Mul => &[HALVES_F32_F64],
         Opcode::Mad => &[F32_F64],
         Opcode::Fma => &[HALVES_F32_F64],
@@ -152,7 +185,7 @@ pub fn valid_types(inst: &Inst) -> &'static [&'static [ScalarType]] {
         Opcode::Sin | Opcode::Cos | Opcode::Lg2 => &[F32_ONLY],
         Opcode::Ex2 | Opcode::Tanh => &[HALVES_F32],
         Opcode::Ld | Opcode::Ldu | Opcode::St => &[MEMORY],
-        Opcode::Cvt if inst.is_cvt_pack() => &[],
+        Opcode::Cvt if is_cvt_pack(inst) => &[PACK_CONVERT, S32_ONLY, B32_ONLY],
         Opcode::Cvt => &[CVT_DEST, CVT_SOURCE],
         Opcode::Prmt | Opcode::Lop3 | Opcode::Shf | Opcode::Shfl | Opcode::Activemask | Opcode::Bmsk => &[B32_ONLY],
         Opcode::Vote => &[VOTE],
@@ -161,10 +194,16 @@ pub fn valid_types(inst: &Inst) -> &'static [&'static [ScalarType]] {
 }
 
 /// True unless the instruction types, each valid on its own, do not combine
-/// (`cvt.u16.e4m3x2`). Only `cvt` is checked.
+/// (`cvt.u16.e4m3x2`, `cvt.pack.sat.u8.s32` without its `.b32`). Only `cvt`
+/// is checked.
 pub fn types_combine(inst: &Inst, types: &[ScalarType]) -> bool {
     match (inst.opcode, types) {
-        (Opcode::Cvt, [d, a]) if !inst.is_cvt_pack() => cvt_pair_valid(*d, *a),
+        (Opcode::Cvt, _) if is_cvt_pack(inst) => {
+            // The 16-bit forms have no .cType, the narrower ones need it.
+            let needs_c = !matches!(types.first(), Some(U16 | S16));
+            types.len() == if needs_c { 3 } else { 2 }
+        }
+        (Opcode::Cvt, [d, a]) => cvt_pair_valid(*d, *a),
         _ => true,
     }
 }
@@ -209,7 +248,7 @@ pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
         | Opcode::Mul24
         | Opcode::Mad24 => Signature::all(t),
         // mul.wide / mad.wide: d (and c) twice as wide as a and b.
-        Opcode::Mul | Opcode::Mad if inst.has_word("wide") => {
+        Opcode::Mul | Opcode::Mad if has(inst, words().wide) => {
             let w = widened(t)?;
             Signature::of(&[Strict(w), Strict(t), Strict(t), Strict(w)])
         }
@@ -246,7 +285,7 @@ pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
         Opcode::St => Signature { data: Some(1), ..Signature::of(&[Any, Source(t)]) },
         // cvt.pack.sat.convertType.abType{.cType} d, a, b{, c}: d is a
         // 32-bit unsigned integer (relaxed rules, as every cvt).
-        Opcode::Cvt if inst.is_cvt_pack() => {
+        Opcode::Cvt if is_cvt_pack(inst) => {
             let ab = second?;
             let c = types.get(2).copied().unwrap_or(B32);
             Signature::of(&[Dest(U32), Source(ab), Source(ab), Source(c)])
@@ -269,7 +308,7 @@ pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
         // atom{.op}.type d, [a], b{, c}; red{.op}.type [a], b. Vector
         // atomics are not checked.
         Opcode::Atom | Opcode::Red if inst.vector().is_some() => return None,
-        Opcode::Atom if inst.has_word("cas") => Signature::of(&[Strict(t), Any, Strict(t), Strict(t)]),
+        Opcode::Atom if has(inst, words().cas) => Signature::of(&[Strict(t), Any, Strict(t), Strict(t)]),
         Opcode::Atom => Signature::of(&[Strict(t), Any, Strict(t)]),
         Opcode::Red => Signature::of(&[Any, Strict(t)]),
         // shfl.sync.mode.b32 d[|p], a, b, c, membermask: b and c are .b32

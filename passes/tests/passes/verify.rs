@@ -188,6 +188,12 @@ fn instruction_types() {
          3: mul.hi.f32: .f32 is not a valid instruction type
          4: cvt.u16.e4m3x2: these instruction types are not a valid instruction type combination",
     );
+    check(
+        "cvt.pack.sat.u8.s32 %r1, %r2, %r3;\ncvt.pack.sat.u16.s32.b32 %r1, %r2, %r3, %r4;\ncvt.pack.sat.u8.u32.b32 %r1, %r2, %r3, %r4;",
+        "1: cvt.pack.sat.u8.s32: these instruction types are not a valid instruction type combination
+         2: cvt.pack.sat.u16.s32.b32: these instruction types are not a valid instruction type combination
+         3: cvt.pack.sat.u8.u32.b32: .u32 is not a valid instruction type",
+    );
     check("mov %r1, %r2;", "1: mov: missing instruction type");
     // Types the IR does not model as scalar types are left alone.
     check("add.u16x2 %r1, %r2, %r3;\nmin.s16x2 %r1, %r2, %r3;", "");
@@ -275,13 +281,43 @@ fn verify_changes_nothing() {
 fn instructions_made_by_passes_are_named_in_the_message() {
     let source = format!("{HEADER}{PRELUDE}add.u32 %r1, %f1, %r3;\nret;\n}}\n");
     let mut module = ptx_parse::parse(&source).unwrap();
-    let func = module.functions.values_mut().next().unwrap();
+    let func = first_function(&mut module);
     let id = func.inst_ids().next().unwrap();
     func.insts[id].span = Span::default();
     let errors = run_verify(&mut module).unwrap_err();
     assert_eq!(errors.len(), 1);
     assert!(errors[0].span.is_synthetic());
     assert!(errors[0].message.ends_with("(in `add.u32 %r1, %f1, %r3;`, function k)"), "{}", errors[0].message);
+}
+
+fn first_function(module: &mut Module) -> &mut ptx_ir::Function {
+    module.functions.values_mut().next().expect("a function")
+}
+
+#[test]
+fn broken_references_are_reported_not_panicked_on() {
+    let source = format!("{HEADER}{PRELUDE}$L_top:\nadd.u32 %r1, %r2, %r3;\n@%p1 bra $L_top;\nret;\n}}\n");
+    let parsed = ptx_parse::parse(&source).unwrap();
+    // A register the function does not have.
+    let mut module = parsed.clone();
+    let func = first_function(&mut module);
+    let add = func.inst_ids().next().unwrap();
+    func.insts[add].operands[1] = ptx_ir::Operand::Reg(ptx_ir::RegId::from_u32(99_999));
+    let errors = run_verify(&mut module).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].message.starts_with("add: register #99999 does not exist"), "{}", errors[0].message);
+    // The branch target's label statement deleted, then placed twice.
+    let mut module = parsed.clone();
+    let body = first_function(&mut module).body.as_mut().unwrap();
+    let at = body.iter().position(|s| matches!(s, Stmt::Label(_))).unwrap();
+    let label = body.remove(at);
+    let errors = run_verify(&mut module).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].message, "label $L_top is not placed in the function");
+    first_function(&mut module).body.as_mut().unwrap().extend([label.clone(), label]);
+    let errors = run_verify(&mut module).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].message, "label $L_top is placed twice in function k");
 }
 
 /// One row of the oracle.
