@@ -305,29 +305,8 @@ fn split_family_index(text: &str) -> Option<(&str, u32)> {
     Some((prefix, index.parse().ok()?))
 }
 
-/// Special registers (ISA 10): names a `%` operand may have without a `.reg`.
-const SPECIAL_REGISTERS: &[&str] = &[
-    "%tid", "%ntid", "%laneid", "%warpid", "%nwarpid", "%ctaid", "%nctaid", "%smid", "%nsmid", "%gridid",
-    "%is_explicit_cluster", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
-    "%cluster_nctarank", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt", "%clock",
-    "%clock_hi", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%total_smem_size",
-    "%aggr_smem_size", "%dynamic_smem_size", "%current_graph_exec", "%reserved_smem_offset_begin",
-    "%reserved_smem_offset_end", "%reserved_smem_offset_cap", "%reserved_smem_offset_0",
-    "%reserved_smem_offset_1",
-];
-
-/// True if `name` is a special register (`%tid`, `%envreg3`, `%pm0_64`, ...).
-pub fn is_special_register(name: &str) -> bool {
-    if SPECIAL_REGISTERS.contains(&name) {
-        return true;
-    }
-    ["%envreg", "%pm"].iter().any(|p| {
-        name.strip_prefix(p).is_some_and(|rest| {
-            let rest = rest.strip_suffix("_64").unwrap_or(rest);
-            !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit())
-        })
-    })
-}
+/// Special registers (ISA 10) are listed in the IR, where passes can ask too.
+pub use ptx_ir::special::is_special_register;
 
 impl FunctionLowering {
     fn error(&mut self, span: Span, message: impl Into<String>) {
