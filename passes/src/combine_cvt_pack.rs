@@ -265,7 +265,7 @@ impl<'a> Evaluator<'a> {
                 out.truncate(width);
                 out
             }
-            Opcode::Shl | Opcode::Shr if width == 4 && ty.is_some_and(|t| t.bits() == 32) => {
+            Opcode::Shl | Opcode::Shr if width == 4 && ty.is_some_and(|t| t.bits() == 32) && ops.len() == 3 => {
                 let Some(amount) = bits_imm(&ops[2]) else { return unknown };
                 if amount % 8 != 0 || amount >= 32 || (i.opcode == Opcode::Shr && ty.is_some_and(|t| t.is_signed())) {
                     return unknown;
@@ -278,7 +278,9 @@ impl<'a> Evaluator<'a> {
                     (0..4).map(|b| if b + k < 4 { v[b + k] } else { Byte::Const(0) }).collect()
                 }
             }
-            Opcode::And | Opcode::Or if width == 4 && ty.is_some_and(|t| t.bits() == 32 && t != ScalarType::Pred) => {
+            Opcode::And | Opcode::Or
+                if width == 4 && ty.is_some_and(|t| t.bits() == 32 && t != ScalarType::Pred) && ops.len() == 3 =>
+            {
                 let a = self.operand(inst, &ops[1], 4, depth);
                 let b = self.operand(inst, &ops[2], 4, depth);
                 let is_and = i.opcode == Opcode::And;

@@ -71,6 +71,21 @@ const TOKENS: &[&str] = &[
     "é",
 ];
 
+/// Inputs that once crashed a pass, found by the fuzz target in `fuzz/`
+/// (reduced by hand), kept here as regression tests.
+const REGRESSIONS: &[(&str, &str)] = &[
+    // combine-cvt-pack indexed operands 1 and 2 of or/and/shl/shr without
+    // checking that the instruction has them (index out of bounds).
+    (
+        "combine-cvt-pack-short-or",
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<4>;\n\tor.b32 %r1, %r2;\n\tret;\n}\n",
+    ),
+    (
+        "combine-cvt-pack-short-shl",
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<4>;\n\tshl.b32 %r3, %r2;\n\tmov.b32 %r1, %r3;\n\tret;\n}\n",
+    ),
+];
+
 /// splitmix64: a tiny deterministic generator.
 struct Rng(u64);
 
@@ -282,6 +297,7 @@ fn mutants_exit_cleanly_with_located_errors() {
             (0..PER_SOURCE).map(|i| (format!("s{k}-m{i:03}"), mutate(&valid, &mut rng))).collect();
         if k == 0 {
             mutants.extend(pathological(&valid).into_iter().map(|(n, b)| (n.to_string(), b)));
+            mutants.extend(REGRESSIONS.iter().map(|(n, text)| (n.to_string(), text.as_bytes().to_vec())));
         }
         for (name, bytes) in &mutants {
             runs += 1;
