@@ -278,6 +278,11 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         report.verdict = Verdict::Mismatch { reason: format!("B has no function {name} with a body") };
         return report;
     };
+    if opts.buffer_size as u64 > crate::memory::MAX_VARIABLE_BYTES {
+        let message = format!("buffer size {} is larger than {}", opts.buffer_size, crate::memory::MAX_VARIABLE_BYTES);
+        report.verdict = Verdict::Unsupported { side: Side::A, error: InterpError::Invalid { message, line: 0 } };
+        return report;
+    }
     let specs = infer_params(pa, fa);
     let specs_b = infer_params(pb, fb);
     let sizes = |s: &[ParamSpec]| s.iter().map(|p| p.size).collect::<Vec<_>>();

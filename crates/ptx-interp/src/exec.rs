@@ -517,7 +517,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn check_align(&self, at: &At<'_>, space: StateSpace, addr: u64, align: u64) -> R<()> {
-        if align > 1 && addr % align != 0 {
+        if align > 1 && addr & (align - 1) != 0 {
             return Err(InterpError::MemoryFault {
                 message: format!("misaligned access at .{} address {addr:#x} (needs {align}-byte alignment)", space.as_str()),
                 line: self.line(at),
@@ -542,6 +542,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let info = &prog.funcs[func.index()];
         if self.thread.frames.len() >= MAX_CALL_DEPTH {
             return Err(InterpError::Undefined { message: format!("call depth exceeds {MAX_CALL_DEPTH}"), line: 0 });
+        }
+        if let Some(v) = info.frame_vars.iter().find(|v| v.size > crate::memory::MAX_VARIABLE_BYTES) {
+            return Err(InterpError::Unsupported { opcode: format!("{} bytes of .{} variable {}", v.size, v.space.as_str(), v.name), line: 0 });
         }
         let local_mark = self.thread.local.len();
         let param_mark = self.thread.param.len();
@@ -899,6 +902,11 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let (dt, st) = (c.dst_ty, c.src_ty);
         let relu = Self::word(at, "relu");
         let satfinite = Self::word(at, "satfinite");
+        for t in [dt, st] {
+            if t.is_integer_like() && !matches!(t.bits(), 8 | 16 | 32 | 64) {
+                return Err(self.unsupported_because(at, "conversion types"));
+            }
+        }
         let src = self.value(at, c.src, st)?;
         let result = match (float_format(dt), float_format(st)) {
             (None, None) => {
@@ -2159,7 +2167,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Operand::Reg(r) => {
                 let v = self.reg_value(*r) as u64;
                 let idx = v.wrapping_sub(FUNCTION_BASE) / 16;
-                if v < FUNCTION_BASE || (v - FUNCTION_BASE) % 16 != 0 || idx as usize >= self.prog.funcs.len() {
+                if v < FUNCTION_BASE || (v - FUNCTION_BASE) & 15 != 0 || idx as usize >= self.prog.funcs.len() {
                     return Err(InterpError::Undefined {
                         message: format!("indirect call to {v:#x}, which is not a function"),
                         line: self.line(at),

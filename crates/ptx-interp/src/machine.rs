@@ -209,6 +209,11 @@ pub fn run_function(
     if threads_per_cta > 1024 || ctas > 1024 {
         return Err(InterpError::Invalid { message: format!("launch of {ctas} CTAs of {threads_per_cta} threads is too large for the interpreter"), line: 0 });
     }
+    if cfg.dynamic_shared_bytes as u64 > crate::memory::MAX_VARIABLE_BYTES
+        || args.buffers.iter().any(|b| b.data.len() as u64 > crate::memory::MAX_VARIABLE_BYTES)
+    {
+        return Err(InterpError::Invalid { message: "a buffer or the dynamic shared memory is too large".into(), line: 0 });
+    }
     let is_kernel = crate::program::is_kernel(f);
     if args.params.len() != info.params.len() {
         return Err(InterpError::Invalid {

@@ -36,6 +36,9 @@ pub const LOCAL_WINDOW: u64 = 0x7300_0000_0000;
 pub const PARAM_WINDOW: u64 = 0x7400_0000_0000;
 /// Addresses handed out for functions (`mov.u64 %rd, func`), 16 apart.
 pub const FUNCTION_BASE: u64 = 0x7f00_0000_0000;
+/// The largest variable the interpreter allocates (a declaration beyond it
+/// is reported as unsupported instead of exhausting memory).
+pub const MAX_VARIABLE_BYTES: u64 = 64 << 20;
 
 /// The generic address of an address in `space`.
 pub fn to_generic(space: StateSpace, addr: u64) -> Option<u64> {

@@ -134,7 +134,7 @@ fn parse_dims(text: &str) -> Option<[u32; 3]> {
 fn parse_init(text: &str, ty: ScalarType, size: u64, funcs: &FxHashMap<String, FuncId>) -> Result<Vec<u8>, String> {
     let elem = ty.bytes() as usize;
     let mut out = Vec::new();
-    for raw in text.split(|c| c == '{' || c == '}' || c == ',') {
+    for raw in text.split(['{', '}', ',']) {
         let item = raw.trim();
         if item.is_empty() {
             continue;
@@ -186,6 +186,7 @@ fn static_var(v: &Variable, module_level: bool, funcs: &FxHashMap<String, FuncId
     let dynamic = v.dims.iter().any(|d| d.is_none());
     let size = if dynamic { 0 } else { v.size_bytes().unwrap_or(0) };
     let init = match (&v.init, v.ty()) {
+        _ if size > crate::memory::MAX_VARIABLE_BYTES => Err(format!("{size} bytes is too large to model")),
         (None, _) => Ok(vec![0; size as usize]),
         (Some(text), Some(ty)) => parse_init(text, ty, size, funcs),
         (Some(_), None) => Err("initializer of an untyped variable".into()),
@@ -326,10 +327,8 @@ fn prepare_function(
     for stmt in body {
         match stmt {
             Stmt::ScopeOpen => scopes.stack.push(Vec::new()),
-            Stmt::ScopeClose => {
-                if scopes.stack.len() > 1 {
-                    scopes.stack.pop();
-                }
+            Stmt::ScopeClose if scopes.stack.len() > 1 => {
+                scopes.stack.pop();
             }
             Stmt::Label(l) => {
                 info.label_pc.insert(*l, info.code.len());

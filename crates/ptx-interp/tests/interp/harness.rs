@@ -85,7 +85,7 @@ pub fn eval(asm: &str, inputs: &[(&str, u64)], outputs: &[&str]) -> Result<Vec<u
     for (reg, v) in inputs {
         body.push_str(&mov_for(reg, *v));
     }
-    body.push_str("\t");
+    body.push('\t');
     body.push_str(asm);
     body.push('\n');
     for (i, reg) in outputs.iter().enumerate() {

@@ -14,6 +14,7 @@
 //! - `mutations`: wrong rewrites of small kernels that the checker must
 //!   catch.
 
+mod cli;
 mod control;
 mod corpus;
 mod cvt;
@@ -22,5 +23,6 @@ mod memory;
 mod models;
 mod mutations;
 mod prmt;
+mod robustness;
 mod softfloat;
 mod units;
