@@ -45,13 +45,53 @@ mod rules;
 mod signature;
 
 use ptx_ir::special::is_special_register;
-use ptx_ir::{AddrBase, Diagnostic, Function, Inst, LabelId, Opcode, Operand, RegId, ScalarType, Stmt, TypeKind};
-use ptx_pass::{FunctionContext, FunctionPass, Pass, PerFunction, Preserves};
+use ptx_ir::{
+    AddrBase, Diagnostic, Function, Inst, LabelId, Module, ModuleItem, Opcode, Operand, RegId, ScalarType, Stmt,
+    TypeKind,
+};
+use ptx_pass::{run_function_pass, FunctionContext, FunctionPass, Pass, PassContext, Preserves};
 use signature::Expect;
 
-/// The verifier pass.
+/// The registered `verify` pass: notes the module-level names a function
+/// may use that look like registers (PTX identifiers may start with `%`),
+/// then checks every function in parallel with [`Verify`].
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Verify;
+pub struct VerifyModule;
+
+impl Pass for VerifyModule {
+    fn name(&self) -> &'static str {
+        "verify"
+    }
+
+    fn preserves(&self) -> Preserves {
+        Preserves::All
+    }
+
+    fn run(&self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        run_function_pass(&Verify::for_module(module), module, cx)
+    }
+}
+
+/// The verifier of one function.
+#[derive(Clone, Debug, Default)]
+pub struct Verify {
+    /// Module-level variables and functions whose names start with `%`
+    /// (almost always none).
+    module_names: Vec<String>,
+}
+
+impl Verify {
+    /// A verifier for the functions of `module`.
+    pub fn for_module(module: &Module) -> Verify {
+        let variables = module.items.iter().filter_map(|item| match item {
+            ModuleItem::Variable(v) => Some(v.name.as_str()),
+            _ => None,
+        });
+        let functions = module.functions.values().map(|f| f.name.as_str());
+        let module_names = variables.chain(functions).filter(|n| n.starts_with('%')).map(String::from).collect();
+        Verify { module_names }
+    }
+}
 
 impl FunctionPass for Verify {
     fn name(&self) -> &'static str {
@@ -63,7 +103,7 @@ impl FunctionPass for Verify {
     }
 
     fn run_on_function(&self, func: &mut Function, _cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        let errors = verify_function(func);
+        let errors = verify_function(func, &self.module_names);
         if errors.is_empty() {
             Ok(false)
         } else {
@@ -74,12 +114,14 @@ impl FunctionPass for Verify {
 
 /// Makes the registered `verify` pass.
 pub fn create() -> Box<dyn Pass> {
-    Box::new(PerFunction(Verify))
+    Box::new(VerifyModule)
 }
 
 /// Checks one function; returns every error found, in body order.
-pub fn verify_function(func: &Function) -> Vec<Diagnostic> {
-    let mut v = Verifier { func, errors: Vec::new(), placed: vec![false; func.labels.len()] };
+/// `module_names` are the module-level names starting with `%` that the
+/// function may refer to (see [`Verify::for_module`]).
+pub fn verify_function(func: &Function, module_names: &[String]) -> Vec<Diagnostic> {
+    let mut v = Verifier { func, module_names, errors: Vec::new(), placed: vec![false; func.labels.len()] };
     let body = func.body.as_deref().unwrap_or(&[]);
     // Where each label is placed: a branch to a label that is not (a pass
     // deleted it) is an error, and so is a label placed twice.
@@ -118,6 +160,7 @@ const MAX_TYPES: usize = 4;
 
 struct Verifier<'f> {
     func: &'f Function,
+    module_names: &'f [String],
     errors: Vec<Diagnostic>,
     /// Per label: placed in the body.
     placed: Vec<bool>,
@@ -242,14 +285,18 @@ impl<'f> Verifier<'f> {
     }
 
     /// A name that did not resolve to a register: fine unless it is spelled
-    /// like a register (`%...`) and is neither special nor a parameter or
-    /// variable of the function.
+    /// like a register (`%...`) and is neither special nor a variable,
+    /// parameter or function.
     fn symbol(&mut self, inst: &Inst, text: &str) {
         if !text.starts_with('%') {
             return;
         }
-        let base = text.split('.').next().unwrap_or(text);
-        if is_special_register(base) || self.is_function_variable(text) {
+        // The identifier alone: `%r9.x` and `%g+4` name `%r9` and `%g`.
+        let end = text[1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+            .map_or(text.len(), |i| i + 1);
+        let base = &text[..end];
+        if is_special_register(base) || self.is_variable(base) {
             return;
         }
         let msg = format!("register {base} is not declared");
@@ -257,15 +304,16 @@ impl<'f> Verifier<'f> {
     }
 
     /// True if `name` is a parameter, return parameter or body variable of
-    /// the function (PTX identifiers may start with `%`). Only asked about
-    /// `%` names that are not registers, so the scan is rare.
-    fn is_function_variable(&self, name: &str) -> bool {
+    /// the function, or a module-level variable or function (PTX
+    /// identifiers may start with `%`). Only asked about `%` names that are
+    /// not registers, so the scan is rare.
+    fn is_variable(&self, name: &str) -> bool {
         let params = self.func.params.iter().flatten().chain(self.func.returns.iter().flatten());
         let locals = self.func.body.iter().flatten().filter_map(|s| match s {
             Stmt::Variable(v) => Some(v),
             _ => None,
         });
-        params.chain(locals).any(|v| v.name == name)
+        params.chain(locals).any(|v| v.name == name) || self.module_names.iter().any(|n| n == name)
     }
 
     /// Instruction types and operand types.

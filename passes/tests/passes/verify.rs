@@ -214,6 +214,21 @@ fn declarations_and_labels() {
 }
 
 #[test]
+fn names_spelled_like_registers_may_be_variables() {
+    // PTX identifiers may start with `%`: a module variable, a parameter
+    // and a local named so are not undeclared registers (ptxas agrees).
+    let source = format!(
+        "{}.global .u32 %g;\n\n.visible .entry k(.param .u64 %pp)\n{{\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n.local .u32 %loc;\nld.param.u64 %rd1, [%pp];\nld.global.u32 %r1, [%g];\nld.local.u32 %r2, [%loc];\nmov.u64 %rd2, %g;\nmov.u64 %rd2, %nope;\nret;\n}}\n",
+        &HEADER[..HEADER.find(".visible").unwrap()]
+    );
+    let mut module = ptx_parse::parse(&source).unwrap();
+    let errors = run_verify(&mut module).unwrap_err();
+    let got: Vec<String> =
+        errors.iter().map(|d| format!("{}: {}", line_of(&source, d.span.start), d.message)).collect();
+    assert_eq!(got, vec!["16: register %nope is not declared"]);
+}
+
+#[test]
 fn vector_arity_and_elements() {
     check(
         "ld.global.v4.f32 %v4, [%rd1];\nld.global.v2.f32 {%f1, %f2}, [%rd1];\nst.global.v2.f32 [%rd1], %v2;\nld.global.f32 {%f1}, [%rd1];\nld.global.v4.u32 {%r1, _, %r3, %u1}, [%rd1];\nadd.f32 %f1, %v4.x, %v2.y;",
