@@ -200,12 +200,7 @@ pub fn diff_modules(a: &Module, b: &Module, opts: &DiffOptions) -> DiffReport {
     let pb = Program::new(b);
     let names: Vec<String> = match &opts.kernel {
         Some(k) => vec![k.clone()],
-        None => a
-            .functions
-            .values()
-            .filter(|f| is_kernel(f) && f.body.is_some())
-            .map(|f| f.name.clone())
-            .collect(),
+        None => a.functions.values().filter(|f| is_kernel(f) && f.body.is_some()).map(|f| f.name.clone()).collect(),
     };
     let mut report = DiffReport::default();
     for name in names {
@@ -271,7 +266,8 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         buffer_size: opts.buffer_size,
     };
     let Some(fa) = pa.function(name) else {
-        report.verdict = Verdict::Unsupported { side: Side::A, error: InterpError::NoSuchFunction { name: name.into() } };
+        report.verdict =
+            Verdict::Unsupported { side: Side::A, error: InterpError::NoSuchFunction { name: name.into() } };
         return report;
     };
     let Some(fb) = pb.function(name) else {
@@ -349,7 +345,8 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
             }
         }
         let covered = seen.iter().map(|v| v.iter().filter(|&&b| b).count()).sum();
-        let total = seen.iter().enumerate().filter(|(_, v)| v.iter().any(|&b| b)).map(|(i, _)| pa.funcs[i].code.len()).sum();
+        let total =
+            seen.iter().enumerate().filter(|(_, v)| v.iter().any(|&b| b)).map(|(i, _)| pa.funcs[i].code.len()).sum();
         report.coverage = (covered, total);
         let ob = match rb {
             Ok(o) => o,
@@ -372,13 +369,21 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         };
         report.conclusive += 1;
         if let Some((what, offset, a, b, differing_bytes)) = compare(&oa, &ob) {
-            report.verdict =
-                Verdict::Different(Box::new(Difference { trial, seed: opts.seed, what, offset, a, b, differing_bytes }));
+            report.verdict = Verdict::Different(Box::new(Difference {
+                trial,
+                seed: opts.seed,
+                what,
+                offset,
+                a,
+                b,
+                differing_bytes,
+            }));
             return report;
         }
     }
     if report.conclusive == 0 {
-        report.verdict = Verdict::Inconclusive { reason: report.first_fault.clone().unwrap_or_else(|| "no trials".into()) };
+        report.verdict =
+            Verdict::Inconclusive { reason: report.first_fault.clone().unwrap_or_else(|| "no trials".into()) };
     }
     report
 }

@@ -9,17 +9,17 @@
 //! written read as zero (deterministic; PTX leaves them undefined).
 
 use crate::error::InterpError;
-use cranelift_entity::EntityRef;
 use crate::intops::{self, extend, int_value, mask, saturate};
 use crate::machine::{
     frame_floor, Coverage, CtaState, Frame, LaunchInfo, LaunchMem, ResultDest, Status, Thread, MAX_CALL_DEPTH,
 };
 use crate::memory::{from_bytes, from_generic, to_bytes, to_generic, FUNCTION_BASE, PARAM_STACK_BASE, WINDOW_SIZE};
-use crate::program::{Binding, FuncInfo, Formal, Program};
+use crate::program::{Binding, Formal, FuncInfo, Program};
 use crate::softfloat::{self as sf, Format, Mode};
+use cranelift_entity::EntityRef;
 use ptx_ir::{
-    AddrBase, Address, CmpOp, FloatImm, FuncId, Function, Inst, Modifier, Opcode, Operand, RegId, Rounding,
-    ScalarType, StateSpace,
+    AddrBase, Address, CmpOp, FloatImm, FuncId, Function, Inst, Modifier, Opcode, Operand, RegId, Rounding, ScalarType,
+    StateSpace,
 };
 
 type R<T> = Result<T, InterpError>;
@@ -119,8 +119,26 @@ const F_MEM: u16 = 128;
 fn is_mem_hint(w: &str) -> bool {
     matches!(
         w,
-        "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "weak" | "volatile" | "relaxed" | "acquire"
-            | "release" | "acq_rel" | "cta" | "gpu" | "sys" | "cluster" | "unified" | "mmio" | "aligned"
+        "nc" | "ca"
+            | "cg"
+            | "cs"
+            | "lu"
+            | "cv"
+            | "wb"
+            | "wt"
+            | "weak"
+            | "volatile"
+            | "relaxed"
+            | "acquire"
+            | "release"
+            | "acq_rel"
+            | "cta"
+            | "gpu"
+            | "sys"
+            | "cluster"
+            | "unified"
+            | "mmio"
+            | "aligned"
     ) || w.starts_with("L1::")
         || w.starts_with("L2::")
 }
@@ -519,7 +537,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
     fn check_align(&self, at: &At<'_>, space: StateSpace, addr: u64, align: u64) -> R<()> {
         if align > 1 && addr & (align - 1) != 0 {
             return Err(InterpError::MemoryFault {
-                message: format!("misaligned access at .{} address {addr:#x} (needs {align}-byte alignment)", space.as_str()),
+                message: format!(
+                    "misaligned access at .{} address {addr:#x} (needs {align}-byte alignment)",
+                    space.as_str()
+                ),
                 line: self.line(at),
             });
         }
@@ -544,7 +565,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
             return Err(InterpError::Undefined { message: format!("call depth exceeds {MAX_CALL_DEPTH}"), line: 0 });
         }
         if let Some(v) = info.frame_vars.iter().find(|v| v.size > crate::memory::MAX_VARIABLE_BYTES) {
-            return Err(InterpError::Unsupported { opcode: format!("{} bytes of .{} variable {}", v.size, v.space.as_str(), v.name), line: 0 });
+            return Err(InterpError::Unsupported {
+                opcode: format!("{} bytes of .{} variable {}", v.size, v.space.as_str(), v.name),
+                line: 0,
+            });
         }
         let local_mark = self.thread.local.len();
         let param_mark = self.thread.param.len();
@@ -591,7 +615,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
             match formal {
                 Formal::Mem(i) => {
                     let size = info.frame_vars[*i].size;
-                    let bytes = self.thread.param.read(frame.var_addr[*i], size).map(|b| b.to_vec()).unwrap_or_default();
+                    let bytes =
+                        self.thread.param.read(frame.var_addr[*i], size).map(|b| b.to_vec()).unwrap_or_default();
                     values.push(bytes);
                 }
                 Formal::Reg(r, ty) => {
@@ -721,9 +746,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Isspacep => self.exec_isspacep(at),
             Cp => self.exec_cp(at),
             // Ordering and hints: every access is performed at once, in order.
-            Membar | Fence | Nanosleep | Prefetch | Prefetchu | Griddepcontrol | Pmevent => {
-                Ok(Flow::Next)
-            }
+            Membar | Fence | Nanosleep | Prefetch | Prefetchu | Griddepcontrol | Pmevent => Ok(Flow::Next),
             Createpolicy => {
                 // The policy is an opaque hint only consumed by cache hints.
                 self.write(at, self.op(at, 0)?, 0, ScalarType::B64)?;
@@ -895,7 +918,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if types.len() == 2 && (fp8(&types[0]) || fp8(&types[1])) {
             return self.exec_cvt_fp8(at, types[0], types[1]);
         }
-        if at.inst.operands.len() == 3 && types.len() == 2 && matches!(types[0], ScalarType::F16x2 | ScalarType::Bf16x2) {
+        if at.inst.operands.len() == 3 && types.len() == 2 && matches!(types[0], ScalarType::F16x2 | ScalarType::Bf16x2)
+        {
             return self.exec_cvt_x2(at, types[0], types[1]);
         }
         let c = at.inst.as_cvt().ok_or_else(|| self.unsupported(at))?;
@@ -972,7 +996,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
                     match c.rounding {
                         Some(r) => match int_mode(r) {
                             Some(m) => sf::round_to_integral(bits, sfmt, m),
-                            None => return Err(self.invalid(at, "same-type float conversion takes an integer rounding")),
+                            None => {
+                                return Err(self.invalid(at, "same-type float conversion takes an integer rounding"))
+                            }
                         },
                         None => {
                             if sfmt.is_nan(bits) {
@@ -984,7 +1010,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
                     }
                 } else if widening {
                     match c.rounding.map(|r| (int_mode(r), float_mode(r))) {
-                        Some((Some(m), _)) => sf::convert(sf::round_to_integral(bits, sfmt, m), sfmt, df, Mode::NearestEven),
+                        Some((Some(m), _)) => {
+                            sf::convert(sf::round_to_integral(bits, sfmt, m), sfmt, df, Mode::NearestEven)
+                        }
                         Some((None, Some(_))) | None => sf::convert(bits, sfmt, df, Mode::NearestEven),
                         Some((None, None)) => return Err(self.unsupported_because(at, "rounding modifier")),
                     }
@@ -992,7 +1020,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
                     match c.rounding {
                         Some(r) => match float_mode(r) {
                             Some(m) => sf::convert(bits, sfmt, df, m),
-                            None => return Err(self.unsupported_because(at, "rounding modifier of a narrowing conversion")),
+                            None => {
+                                return Err(self.unsupported_because(at, "rounding modifier of a narrowing conversion"))
+                            }
                         },
                         None => return Err(self.invalid(at, "narrowing float conversion needs .rn, .rz, .rm or .rp")),
                     }
@@ -1669,7 +1699,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         let (a, b) = self.src3(at, ScalarType::B32)?;
         let c = self.value(at, self.op(at, 3)?, ScalarType::B32)?;
-        let cmp = if is_set { Some(at.inst.cmp().ok_or_else(|| self.invalid(at, "missing comparison"))?) } else { None };
+        let cmp =
+            if is_set { Some(at.inst.cmp().ok_or_else(|| self.invalid(at, "missing comparison"))?) } else { None };
         let mut merged = 0u128;
         let mut sum = int_value(c, 32, true);
         for i in 0..lanes {
@@ -1719,7 +1750,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
         self.check(at, &["clamp", "wrap", "add", "min", "max"], F_SAT)?;
         let types = Self::types(at);
         let [dt, ta, tb] = types.as_slice() else { return Err(self.invalid(at, "instruction types")) };
-        if !matches!(dt, ScalarType::U32 | ScalarType::S32) || !matches!(ta, ScalarType::U32 | ScalarType::S32) || *tb != ScalarType::U32 {
+        if !matches!(dt, ScalarType::U32 | ScalarType::S32)
+            || !matches!(ta, ScalarType::U32 | ScalarType::S32)
+            || *tb != ScalarType::U32
+        {
             return Err(self.unsupported_because(at, "instruction type"));
         }
         let op2 = ["add", "min", "max"].into_iter().find(|w| Self::word(at, w));
@@ -1794,10 +1828,34 @@ impl<'a, 'p> Ctx<'a, 'p> {
         Ok(match cmp {
             CmpOp::Eq => uu == uv,
             CmpOp::Ne => uu != uv,
-            CmpOp::Lt => if signed { su < sv } else { uu < uv },
-            CmpOp::Le => if signed { su <= sv } else { uu <= uv },
-            CmpOp::Gt => if signed { su > sv } else { uu > uv },
-            CmpOp::Ge => if signed { su >= sv } else { uu >= uv },
+            CmpOp::Lt => {
+                if signed {
+                    su < sv
+                } else {
+                    uu < uv
+                }
+            }
+            CmpOp::Le => {
+                if signed {
+                    su <= sv
+                } else {
+                    uu <= uv
+                }
+            }
+            CmpOp::Gt => {
+                if signed {
+                    su > sv
+                } else {
+                    uu > uv
+                }
+            }
+            CmpOp::Ge => {
+                if signed {
+                    su >= sv
+                } else {
+                    uu >= uv
+                }
+            }
             CmpOp::Lo => uu < uv,
             CmpOp::Ls => uu <= uv,
             CmpOp::Hi => uu > uv,
@@ -2180,14 +2238,20 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let cf = &self.prog.module.functions[callee];
         if cf.body.is_none() && cf.name == "__assertfail" {
             // The CUDA runtime's assert: it aborts the kernel.
-            return Err(InterpError::Undefined { message: "assertion failed (__assertfail)".into(), line: self.line(at) });
+            return Err(InterpError::Undefined {
+                message: "assertion failed (__assertfail)".into(),
+                line: self.line(at),
+            });
         }
         if cf.body.is_none() {
             return Err(self.unsupported_because(at, &format!("call of {}, which has no body", cf.name)));
         }
         let cinfo = &self.prog.funcs[callee.index()];
         if args.len() != cinfo.params.len() || results.len() != cinfo.returns.len() {
-            return Err(self.invalid(at, &format!("{} takes {} arguments and {} results", cf.name, cinfo.params.len(), cinfo.returns.len())));
+            return Err(self.invalid(
+                at,
+                &format!("{} takes {} arguments and {} results", cf.name, cinfo.params.len(), cinfo.returns.len()),
+            ));
         }
         let mut arg_bytes = Vec::with_capacity(args.len());
         for (arg, formal) in args.iter().zip(&cinfo.params) {
@@ -2498,7 +2562,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         let (space, a) = self.address(at, addr, at.inst.space())?;
         if !matches!(space, StateSpace::Global | StateSpace::Shared) {
-            return Err(InterpError::Undefined { message: "atomic outside global/shared memory".into(), line: self.line(at) });
+            return Err(InterpError::Undefined {
+                message: "atomic outside global/shared memory".into(),
+                line: self.line(at),
+            });
         }
         let len = t.bytes() as u64;
         self.check_align(at, space, a, len)?;
@@ -2574,7 +2641,18 @@ impl<'a, 'p> Ctx<'a, 'p> {
     fn exec_cp(&mut self, at: &At<'_>) -> R<Flow> {
         self.check(
             at,
-            &["async", "ca", "cg", "commit_group", "wait_group", "wait_all", "L2::64B", "L2::128B", "L2::256B", "L2::cache_hint"],
+            &[
+                "async",
+                "ca",
+                "cg",
+                "commit_group",
+                "wait_group",
+                "wait_all",
+                "L2::64B",
+                "L2::128B",
+                "L2::256B",
+                "L2::cache_hint",
+            ],
             F_SPACE,
         )?;
         if !Self::word(at, "async") {
@@ -2639,7 +2717,11 @@ enum FOp {
 
 /// Computes a warp collective for the lanes in `members` (a bit per lane of
 /// the warp; `width` lanes exist). Errors name undefined behaviour.
-pub(crate) fn warp_compute(inputs: &[(usize, WarpIn)], members: u32, width: u32) -> Result<Vec<(usize, WarpOut)>, String> {
+pub(crate) fn warp_compute(
+    inputs: &[(usize, WarpIn)],
+    members: u32,
+    width: u32,
+) -> Result<Vec<(usize, WarpOut)>, String> {
     let by_lane = |lane: u32| inputs.iter().find(|(l, _)| *l as u32 == lane).map(|(_, w)| w);
     let mut outs = Vec::with_capacity(inputs.len());
     for (lane, w) in inputs {

@@ -14,10 +14,10 @@
 //! bits.
 
 use crate::machine::{Buffer, KernelArgs};
-use cranelift_entity::EntityRef;
 use crate::memory::{GLOBAL_BUFFER_BASE, GLOBAL_STRIDE};
 use crate::program::{declared_pointer, Binding, Formal, Program};
 use crate::rng::SplitMix64;
+use cranelift_entity::EntityRef;
 use ptx_ir::{AddrBase, FuncId, Opcode, Operand, RegId, ScalarType, StateSpace};
 
 /// How a parameter is filled.
@@ -75,7 +75,9 @@ pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
             Some(t) if scalar && t.is_integer_like() && matches!(t.bits(), 8 | 16 | 32 | 64) => {
                 ParamKind::Int { bits: t.bits(), signed: t.is_signed() }
             }
-            Some(t @ (ScalarType::F16 | ScalarType::F32 | ScalarType::F64)) if scalar => ParamKind::Float { bits: t.bits() },
+            Some(t @ (ScalarType::F16 | ScalarType::F32 | ScalarType::F64)) if scalar => {
+                ParamKind::Float { bits: t.bits() }
+            }
             _ => ParamKind::Bytes,
         };
         specs.push(ParamSpec { name: var.name.clone(), kind, size });
@@ -205,7 +207,12 @@ fn float_bits(f: f64, bits: u32) -> u64 {
     match bits {
         64 => f.to_bits(),
         32 => (f as f32).to_bits() as u64,
-        _ => crate::softfloat::convert(f.to_bits(), crate::softfloat::F64, crate::softfloat::F16, crate::softfloat::Mode::NearestEven),
+        _ => crate::softfloat::convert(
+            f.to_bits(),
+            crate::softfloat::F64,
+            crate::softfloat::F16,
+            crate::softfloat::Mode::NearestEven,
+        ),
     }
 }
 

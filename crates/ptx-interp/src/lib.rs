@@ -13,11 +13,29 @@
 //!
 //! Modelled: ld/st/ldu in every space (vectors, relaxed widths), mov (pack,
 //! unpack, addresses, special registers), cvt (all integer/float pairs,
-//! every rounding, .sat, .ftz, .relu, .satfinite, f16/bf16 in software),
-//! cvt.pack, prmt, integer and f16/bf16/f32/f64 arithmetic, logic, shifts,
-//! bit-field operations, setp/set/selp/slct, branches, calls (direct and
-//! indirect), bar/barrier (also .red/.arrive), warp collectives with .sync
-//! (shfl, vote, match, redux, bar.warp), atomics, cp.async.
+//! every rounding, .sat, .ftz, .relu, .satfinite, f16/bf16/e4m3/e5m2 in
+//! software), cvt.pack, prmt, integer and f16/bf16/f32/f64 arithmetic
+//! (add/sub/mul/fma/div/sqrt/rcp in every IEEE rounding mode), logic,
+//! shifts, bit-field operations, SIMD video instructions, setp/set/selp/
+//! slct, branches, calls (direct and indirect), bar/barrier (also
+//! .red/.arrive), warp collectives with .sync (shfl, vote, match, redux,
+//! bar.warp), atomics, cp.async. Not modelled (reported): approximate math
+//! (`.approx`, `div.full`, ex2, sin, ...), tensor-core instructions
+//! (mma, wmma, ldmatrix, wgmma, tcgen05), activemask, textures, surfaces.
+//!
+//! Conventions where PTX leaves a choice open, fixed so that results are
+//! deterministic and comparable:
+//! - a register read before it is written reads as zero; shared and local
+//!   memory start zeroed;
+//! - every NaN a floating-point operation or conversion produces is the
+//!   canonical NaN (`0x7fffffff` for f32); `neg`/`abs` flip/clear the sign bit;
+//! - threads of a CTA run one after another between barriers and warp
+//!   collectives, CTAs one after another (one valid schedule of a race-free
+//!   program);
+//! - `add`/`mul` without a rounding modifier round to nearest as written
+//!   (ptxas may contract them into `fma`; the interpreter does not);
+//! - integer division by zero and `MININT / -1` are errors (PTX leaves the
+//!   value unspecified), so a trial that reaches them is skipped.
 
 #![warn(missing_docs)]
 
@@ -32,7 +50,9 @@ pub mod program;
 pub mod rng;
 pub mod softfloat;
 
-pub use diff::{assert_equivalent, assert_equivalent_with, diff_modules, DiffOptions, DiffReport, KernelReport, Side, Verdict};
+pub use diff::{
+    assert_equivalent, assert_equivalent_with, diff_modules, DiffOptions, DiffReport, KernelReport, Side, Verdict,
+};
 pub use error::{ErrorClass, InterpError, LineIndex};
 pub use inputs::{infer_params, make_args, trial_seed, ParamKind, ParamSpec};
 pub use machine::{run_function, Buffer, KernelArgs, LaunchConfig, RunOutput};
@@ -42,7 +62,12 @@ pub use rng::SplitMix64;
 use ptx_ir::Module;
 
 /// Runs the function `name` of `module` with `args`.
-pub fn run_kernel(module: &Module, name: &str, args: &KernelArgs, cfg: &LaunchConfig) -> Result<RunOutput, InterpError> {
+pub fn run_kernel(
+    module: &Module,
+    name: &str,
+    args: &KernelArgs,
+    cfg: &LaunchConfig,
+) -> Result<RunOutput, InterpError> {
     let prog = Program::new(module);
     let func = prog.function(name).ok_or_else(|| InterpError::NoSuchFunction { name: name.to_string() })?;
     run_function(&prog, func, args, cfg)

@@ -14,10 +14,10 @@
 //! CTAs run one after another and share nothing but global memory.
 
 use crate::error::InterpError;
-use cranelift_entity::EntityRef;
 use crate::exec::{Ctx, WarpIn};
 use crate::memory::{Segment, GLOBAL_VAR_BASE, PARAM_STACK_BASE, SPACE_BASE};
 use crate::program::{Formal, Program};
+use cranelift_entity::EntityRef;
 use ptx_ir::{FuncId, RegId, ScalarType, StateSpace};
 
 /// Grid and block shape and limits of a launch.
@@ -108,7 +108,10 @@ pub(crate) enum Status {
     Ready,
     Exited,
     /// Waiting at barrier `id`; `count` threads expected if given.
-    Barrier { id: u32, count: Option<u32> },
+    Barrier {
+        id: u32,
+        count: Option<u32>,
+    },
     /// Waiting at a warp collective (the instruction at its pc).
     Warp,
 }
@@ -207,12 +210,18 @@ pub fn run_function(
     let threads_per_cta = block.iter().map(|&d| d.max(1) as u64).product::<u64>();
     let ctas = cfg.grid.iter().map(|&d| d.max(1) as u64).product::<u64>();
     if threads_per_cta > 1024 || ctas > 1024 {
-        return Err(InterpError::Invalid { message: format!("launch of {ctas} CTAs of {threads_per_cta} threads is too large for the interpreter"), line: 0 });
+        return Err(InterpError::Invalid {
+            message: format!("launch of {ctas} CTAs of {threads_per_cta} threads is too large for the interpreter"),
+            line: 0,
+        });
     }
     if cfg.dynamic_shared_bytes as u64 > crate::memory::MAX_VARIABLE_BYTES
         || args.buffers.iter().any(|b| b.data.len() as u64 > crate::memory::MAX_VARIABLE_BYTES)
     {
-        return Err(InterpError::Invalid { message: "a buffer or the dynamic shared memory is too large".into(), line: 0 });
+        return Err(InterpError::Invalid {
+            message: "a buffer or the dynamic shared memory is too large".into(),
+            line: 0,
+        });
     }
     let is_kernel = crate::program::is_kernel(f);
     if args.params.len() != info.params.len() {
@@ -280,7 +289,10 @@ pub fn run_function(
     if is_kernel {
         for (k, formal) in info.params.iter().enumerate() {
             let Formal::Mem(v) = formal else {
-                return Err(InterpError::Invalid { message: "kernel parameter that is not in .param space".into(), line: 0 });
+                return Err(InterpError::Invalid {
+                    message: "kernel parameter that is not in .param space".into(),
+                    line: 0,
+                });
             };
             let var = &info.frame_vars[*v];
             let mut bytes = args.params[k].clone();
@@ -309,7 +321,12 @@ pub fn run_function(
                     cta.shared.add_at(base, vec![0; size as usize], &prog.statics[i].name, false);
                 }
                 if !dynamic_vars.is_empty() {
-                    cta.shared.add_at(dynamic_base, vec![0; cfg.dynamic_shared_bytes as usize], "dynamic shared memory", false);
+                    cta.shared.add_at(
+                        dynamic_base,
+                        vec![0; cfg.dynamic_shared_bytes as usize],
+                        "dynamic shared memory",
+                        false,
+                    );
                 }
                 let mut threads = Vec::new();
                 for tz in 0..launch.block[2] {
@@ -331,14 +348,8 @@ pub fn run_function(
                     }
                 }
                 for t in threads.iter_mut() {
-                    let mut ctx = Ctx {
-                        prog,
-                        mem: &mut mem,
-                        cta: &mut cta,
-                        thread: t,
-                        launch: &launch,
-                        coverage: &mut coverage,
-                    };
+                    let mut ctx =
+                        Ctx { prog, mem: &mut mem, cta: &mut cta, thread: t, launch: &launch, coverage: &mut coverage };
                     ctx.enter(func, &args.params, &kernel_param_addr, Vec::new())?;
                 }
                 run_cta(prog, &mut mem, &mut cta, &mut threads, &launch, &mut coverage, &mut steps, cfg.step_limit)?;
@@ -413,11 +424,8 @@ fn run_cta(
             .map(|t| {
                 let at = t.frames.last().map(|f| {
                     let func = &prog.module.functions[f.func];
-                    let line = prog.funcs[f.func.index()]
-                        .code
-                        .get(f.pc)
-                        .map(|&i| prog.line_of(&func.insts[i]))
-                        .unwrap_or(0);
+                    let line =
+                        prog.funcs[f.func.index()].code.get(f.pc).map(|&i| prog.line_of(&func.insts[i])).unwrap_or(0);
                     format!("line {line}")
                 });
                 format!("thread {} {:?} at {}", t.linear, t.status, at.unwrap_or_default())
@@ -474,8 +482,9 @@ fn resolve_warp_collectives(
             if inputs.iter().any(|(_, inp)| inp.mask & !members != 0) {
                 continue;
             }
-            let outs = crate::exec::warp_compute(&inputs, members, (hi - lo) as u32)
-                .map_err(|message| InterpError::Undefined { message, line: inputs.first().map(|i| i.1.line).unwrap_or(0) })?;
+            let outs = crate::exec::warp_compute(&inputs, members, (hi - lo) as u32).map_err(|message| {
+                InterpError::Undefined { message, line: inputs.first().map(|i| i.1.line).unwrap_or(0) }
+            })?;
             for (lane, out) in outs {
                 let t = &mut threads[lo + lane];
                 let mut ctx = Ctx { prog, mem, cta, thread: t, launch, coverage };

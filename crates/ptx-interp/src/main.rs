@@ -7,8 +7,7 @@
 
 use clap::{Parser, Subcommand};
 use ptx_interp::{
-    diff_modules, infer_params, make_args, run_function, DiffOptions, ErrorClass, LaunchConfig, ParamKind,
-    Program,
+    diff_modules, infer_params, make_args, run_function, DiffOptions, ErrorClass, LaunchConfig, ParamKind, Program,
 };
 use std::process::ExitCode;
 

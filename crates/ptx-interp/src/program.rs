@@ -253,7 +253,10 @@ impl<'m> Program<'m> {
 
     /// An `Unsupported` error naming what about the instruction is not modelled.
     pub fn unsupported_because(&self, func: &Function, inst: &Inst, why: &str) -> InterpError {
-        InterpError::Unsupported { opcode: format!("{} ({why})", self.opcode_text(func, inst)), line: self.line_of(inst) }
+        InterpError::Unsupported {
+            opcode: format!("{} ({why})", self.opcode_text(func, inst)),
+            line: self.line_of(inst),
+        }
     }
 
     /// An `Invalid` error for an instruction.
@@ -317,7 +320,9 @@ fn prepare_function(
         let fm = formal(v, &mut info);
         info.returns.push(fm);
     }
-    for (fm, v) in info.params.iter().chain(info.returns.iter()).zip(f.params.iter().flatten().chain(f.returns.iter().flatten())) {
+    for (fm, v) in
+        info.params.iter().chain(info.returns.iter()).zip(f.params.iter().flatten().chain(f.returns.iter().flatten()))
+    {
         if let Formal::Mem(i) = fm {
             outer.push((v.name.as_str(), Binding::Frame(*i)));
         }

@@ -356,11 +356,8 @@ pub fn from_int(negative: bool, magnitude: u128, f: Format, mode: Mode) -> u64 {
 /// `mode` and saturating to the integer range; NaN gives 0. Returns the
 /// two's complement bit pattern in the low `width` bits.
 pub fn to_int(bits: u64, f: Format, mode: Mode, signed: bool, width: u32) -> u64 {
-    let (min, max): (i128, i128) = if signed {
-        (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
-    } else {
-        (0, (1i128 << width) - 1)
-    };
+    let (min, max): (i128, i128) =
+        if signed { (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1) } else { (0, (1i128 << width) - 1) };
     let value: i128 = match unpack(bits, f) {
         Value::Nan | Value::Zero(_) => 0,
         Value::Inf(s) => {

@@ -261,7 +261,8 @@ fn a_shuffle_half_the_warp_skips_is_a_deadlock_not_a_guess() {
 
 #[test]
 fn diff_of_a_kernel_with_itself_is_equivalent() {
-    let text = module_text("\tld.global.u32 %r1, [%rd15];\n\tadd.u32 %r1, %r1, 1;\n\tst.global.u32 [%rd14], %r1;", "", "");
+    let text =
+        module_text("\tld.global.u32 %r1, [%rd15];\n\tadd.u32 %r1, %r1, 1;\n\tst.global.u32 [%rd14], %r1;", "", "");
     let report = assert_equivalent(&text, &text).unwrap();
     assert_eq!(report.kernels.len(), 1);
 }

@@ -112,8 +112,10 @@ fn every_supported_corpus_kernel_is_equivalent_to_itself() {
     }
     assert!(different.is_empty(), "diff(A, A) must be equivalent:\n{}", different.join("\n"));
     // Floors: most compiler output is supported (measured figures minus a margin).
-    let supported = |g: &str| by_gen.get(g).map(|t| (t.equivalent + t.inconclusive) as f64 / t.kernels as f64).unwrap_or(0.0);
-    for (g, floor) in [("nvrtc-12.4", 0.75), ("nvrtc-13.5", 0.75), ("clang-19", 0.75), ("llc-14", 0.9), ("llc-19", 0.9)] {
+    let supported =
+        |g: &str| by_gen.get(g).map(|t| (t.equivalent + t.inconclusive) as f64 / t.kernels as f64).unwrap_or(0.0);
+    for (g, floor) in [("nvrtc-12.4", 0.75), ("nvrtc-13.5", 0.75), ("clang-19", 0.75), ("llc-14", 0.9), ("llc-19", 0.9)]
+    {
         assert!(supported(g) >= floor, "{g}: only {:.0}% supported", 100.0 * supported(g));
     }
     assert!(total.equivalent * 10 >= total.kernels * 7, "at least 70% of all kernels checked conclusively: {total:?}");

@@ -46,7 +46,8 @@ fn extend64(v: u64, bits: u32, signed: bool) -> u64 {
 
 #[test]
 fn cvt_pack_all_forms_over_boundary_values() {
-    let specials: Vec<i64> = vec![i32::MIN as i64, i32::MAX as i64, 0, -1, 1, 0x7fff, 0x8000, -0x8000, -0x8001, 0xffff, 0x10000];
+    let specials: Vec<i64> =
+        vec![i32::MIN as i64, i32::MAX as i64, 0, -1, 1, 0x7fff, 0x8000, -0x8000, -0x8001, 0xffff, 0x10000];
     for convert in ["u16", "s16", "u8", "s8", "u4", "s4", "u2", "s2"] {
         let (min, max) = models::range(convert);
         let mut vals: Vec<i64> = vec![min - 1, min, min + 1, max - 1, max, max + 1];
@@ -134,10 +135,50 @@ use crate::models::{decode16, f32_step, round16, round_f32, Dir, DIRS};
 
 fn f32_samples() -> Vec<f32> {
     let mut v = vec![
-        0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 3.5, 0.1, -0.1, 65504.0, 65519.0, 65520.0, 70000.0, -70000.0,
-        5.960_464_5e-8, 2.980_232_2e-8, 2.980_233e-8, 6.1e-5, 6.097_555e-5, 1e-40, -1e-40, 3.0e38, f32::MAX, f32::MIN,
-        f32::INFINITY, f32::NEG_INFINITY, 2147483520.0, 2147483648.0, -2147483648.0, 4294967040.0, 4294967296.0,
-        9.223_372e18, -9.223_372e18, 1.844_674_4e19, 255.5, 256.0, -128.5, -129.0, 127.5, 32767.5, -32768.5, 65535.5,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        1.5,
+        2.5,
+        -2.5,
+        3.5,
+        0.1,
+        -0.1,
+        65504.0,
+        65519.0,
+        65520.0,
+        70000.0,
+        -70000.0,
+        5.960_464_5e-8,
+        2.980_232_2e-8,
+        2.980_233e-8,
+        6.1e-5,
+        6.097_555e-5,
+        1e-40,
+        -1e-40,
+        3.0e38,
+        f32::MAX,
+        f32::MIN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        2147483520.0,
+        2147483648.0,
+        -2147483648.0,
+        4294967040.0,
+        4294967296.0,
+        9.223_372e18,
+        -9.223_372e18,
+        1.844_674_4e19,
+        255.5,
+        256.0,
+        -128.5,
+        -129.0,
+        127.5,
+        32767.5,
+        -32768.5,
+        65535.5,
     ];
     let mut s = ptx_interp::SplitMix64::new(7);
     for _ in 0..400 {
@@ -176,8 +217,9 @@ fn f32_to_f16_and_bf16_in_every_direction() {
 fn every_f16_and_bf16_widens_exactly() {
     let records: Vec<Vec<u64>> = (0..=u16::MAX).map(|b| vec![b as u64]).collect();
     for (ty, e, m) in [("f16", 5, 10), ("bf16", 8, 7)] {
-        let got = map(&format!("cvt.f32.{ty} %f1, %rs1;\n\tcvt.f64.{ty} %fd1, %rs1;"), &["%rs1"], &["%f1", "%fd1"], &records)
-            .unwrap();
+        let got =
+            map(&format!("cvt.f32.{ty} %f1, %rs1;\n\tcvt.f64.{ty} %fd1, %rs1;"), &["%rs1"], &["%f1", "%fd1"], &records)
+                .unwrap();
         for (b, out) in (0..=u16::MAX).zip(got) {
             let want = decode16(b, e, m);
             let (f, d) = (f32::from_bits(out[0] as u32), f64::from_bits(out[1]));
@@ -195,7 +237,19 @@ fn every_f16_and_bf16_widens_exactly() {
 #[test]
 fn f64_to_f32_in_every_direction() {
     let mut samples: Vec<f64> = vec![
-        0.1, -0.1, 1.0 / 3.0, -2.0 / 3.0, 1e-39, 1e-46, -1e-46, 1.5e-45, 3.5e38, -3.5e38, 1e300, f64::MAX, f64::MIN_POSITIVE,
+        0.1,
+        -0.1,
+        1.0 / 3.0,
+        -2.0 / 3.0,
+        1e-39,
+        1e-46,
+        -1e-46,
+        1.5e-45,
+        3.5e38,
+        -3.5e38,
+        1e300,
+        f64::MAX,
+        f64::MIN_POSITIVE,
     ];
     let mut s = ptx_interp::SplitMix64::new(11);
     for _ in 0..500 {
@@ -228,8 +282,11 @@ fn f2i(x: f64, dir: Dir, dst: &str) -> u64 {
         Dir::Up => x.ceil(),
     };
     let bits = bits_of(dst);
-    let (lo, hi): (i128, i128) =
-        if dst.starts_with('s') { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+    let (lo, hi): (i128, i128) = if dst.starts_with('s') {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
     let v = if r < lo as f64 {
         lo
     } else if r >= (hi + 1) as f64 {
@@ -330,7 +387,11 @@ fn int_to_float_in_every_direction() {
                     }
                 };
                 if out[0] as u32 != want32.to_bits() {
-                    bad.push(format!("cvt.{rnd}.f32.{src} of {exact}: got {:#x}, want {:#x}", out[0], want32.to_bits()));
+                    bad.push(format!(
+                        "cvt.{rnd}.f32.{src} of {exact}: got {:#x}, want {:#x}",
+                        out[0],
+                        want32.to_bits()
+                    ));
                 }
                 let want16 = if exact.unsigned_abs() > 1 << 20 {
                     // Far beyond 65504: infinity or the largest finite value.
@@ -389,7 +450,8 @@ fn float_conversion_modifiers() {
         assert_eq!(got, want, "{asm} of {input:#x}");
     }
     // f32 subnormal to int with .ftz: treated as zero, so rounding up gives 0.
-    let got = eval("cvt.rpi.ftz.s32.f32 %r1, %f1;\n\tcvt.rpi.s32.f32 %r2, %f1;", &[("%f1", 1)], &["%r1", "%r2"]).unwrap();
+    let got =
+        eval("cvt.rpi.ftz.s32.f32 %r1, %f1;\n\tcvt.rpi.s32.f32 %r2, %f1;", &[("%f1", 1)], &["%r1", "%r2"]).unwrap();
     assert_eq!(got, vec![0, 1]);
     // .relu and .satfinite on f32 -> f16.
     let got = eval(
@@ -400,8 +462,12 @@ fn float_conversion_modifiers() {
     .unwrap();
     assert_eq!(got, vec![0, 0x7bff, 0x7c00]);
     // Packed: a goes to the upper half.
-    let got = eval("cvt.rn.f16x2.f32 %r1, %f1, %f2;", &[("%f1", 1.0f32.to_bits() as u64), ("%f2", (-2.0f32).to_bits() as u64)], &["%r1"])
-        .unwrap();
+    let got = eval(
+        "cvt.rn.f16x2.f32 %r1, %f1, %f2;",
+        &[("%f1", 1.0f32.to_bits() as u64), ("%f2", (-2.0f32).to_bits() as u64)],
+        &["%r1"],
+    )
+    .unwrap();
     assert_eq!(got, vec![0x3c00_c000]);
 }
 
@@ -468,7 +534,11 @@ fn to8(v: f64, e: u32, m: u32) -> u8 {
 #[test]
 fn fp8_conversions_match_the_ocp_layouts() {
     let samples = f32_samples();
-    let records: Vec<Vec<u64>> = samples.chunks(2).filter(|c| c.len() == 2).map(|c| vec![c[0].to_bits() as u64, c[1].to_bits() as u64]).collect();
+    let records: Vec<Vec<u64>> = samples
+        .chunks(2)
+        .filter(|c| c.len() == 2)
+        .map(|c| vec![c[0].to_bits() as u64, c[1].to_bits() as u64])
+        .collect();
     for (ty, e, m) in [("e4m3x2", 4, 3), ("e5m2x2", 5, 2)] {
         let asm = format!("cvt.rn.satfinite.{ty}.f32 %rs1, %f1, %f2;");
         let got = map(&asm, &["%f1", "%f2"], &["%rs1"], &records).unwrap();
@@ -493,6 +563,7 @@ fn fp8_conversions_match_the_ocp_layouts() {
         }
     }
     // From packed f16: the upper half goes to the upper byte; .relu zeroes negatives.
-    let got = crate::harness::eval("cvt.rn.satfinite.relu.e4m3x2.f16x2 %rs1, %r1;", &[("%r1", 0x3c00_bc00)], &["%rs1"]).unwrap();
+    let got = crate::harness::eval("cvt.rn.satfinite.relu.e4m3x2.f16x2 %rs1, %r1;", &[("%r1", 0x3c00_bc00)], &["%rs1"])
+        .unwrap();
     assert_eq!(got[0], 0x3800, "1.0 is 0x38 in e4m3; -1.0 with .relu is 0");
 }

@@ -104,7 +104,11 @@ fn faults_are_errors() {
 
 #[test]
 fn a_faulting_vector_store_writes_nothing() {
-    let text = module_text("\tst.global.v2.u32 [%rd14+4088], {%r1, %r1};\n\tst.global.v2.u32 [%rd14+4092], {%r1, %r1};", "", "");
+    let text = module_text(
+        "\tst.global.v2.u32 [%rd14+4088], {%r1, %r1};\n\tst.global.v2.u32 [%rd14+4092], {%r1, %r1};",
+        "",
+        "",
+    );
     assert!(matches!(run_text(&text, &[], 1), Err(InterpError::MemoryFault { .. })));
 }
 
@@ -151,7 +155,8 @@ fn cp_async_copies_and_zero_fills() {
 
 #[test]
 fn kernel_parameters_are_read_only_and_addressable() {
-    let text = module_text("\tmov.u64 %rd1, t_in;\n\tld.param.u64 %rd2, [%rd1];\n\tst.global.u64 [%rd14], %rd2;", "", "");
+    let text =
+        module_text("\tmov.u64 %rd1, t_in;\n\tld.param.u64 %rd2, [%rd1];\n\tst.global.u64 [%rd14], %rd2;", "", "");
     let out = run_text(&text, &[], 1).unwrap();
     assert_eq!(&out.buffers[0].data[..8], &0x11_0000_0000u64.to_le_bytes());
     let text = module_text("\tst.param.u64 [t_in], %rd1;", "", "");

@@ -92,11 +92,8 @@ pub fn int_cvt(dst: &str, src: &str, value: u64, sat: bool) -> u64 {
     let sbits: u32 = src[1..].parse().unwrap();
     let dbits: u32 = dst[1..].parse().unwrap();
     let raw = value & if sbits == 64 { u64::MAX } else { (1 << sbits) - 1 };
-    let math: i128 = if src.starts_with('s') && raw >> (sbits - 1) & 1 == 1 {
-        raw as i128 - (1i128 << sbits)
-    } else {
-        raw as i128
-    };
+    let math: i128 =
+        if src.starts_with('s') && raw >> (sbits - 1) & 1 == 1 { raw as i128 - (1i128 << sbits) } else { raw as i128 };
     let dmask: u128 = if dbits == 64 { u64::MAX as u128 } else { (1u128 << dbits) - 1 };
     if sat {
         let (lo, hi): (i128, i128) = if dst.starts_with('s') {
@@ -230,4 +227,3 @@ pub fn round_f32(v: f64, dir: Dir) -> f32 {
         }
     }
 }
-

@@ -90,7 +90,11 @@ const WRONG: &[(&str, &str, &str)] = &[
     ("selp operands swapped", "selp.b32 %r15, %r11, %r12, %p1;", "selp.b32 %r15, %r12, %r11, %p1;"),
     ("shuffle direction", "shfl.sync.down.b32 %r23, %r18, 1, 0x1f, -1;", "shfl.sync.up.b32 %r23, %r18, 1, 0x1f, -1;"),
     ("prmt mode", "prmt.b32.f4e %r25, %r8, %r9, %r6;", "prmt.b32.b4e %r25, %r8, %r9, %r6;"),
-    ("sub-byte pack signedness", "cvt.pack.sat.u4.s32.b32 %r26, %r6, %r7, %r8;", "cvt.pack.sat.s4.s32.b32 %r26, %r6, %r7, %r8;"),
+    (
+        "sub-byte pack signedness",
+        "cvt.pack.sat.u4.s32.b32 %r26, %r6, %r7, %r8;",
+        "cvt.pack.sat.s4.s32.b32 %r26, %r6, %r7, %r8;",
+    ),
     ("dropped store", "\tst.global.u32 [%rd7+28], %r26;\n", ""),
     ("store offset", "st.global.u32 [%rd7+24], %r25;", "st.global.u32 [%rd7+20], %r25;"),
 ];
@@ -100,7 +104,11 @@ const RIGHT: &[(&str, &str, &str)] = &[
     ("shift for multiply", "mul.wide.s32 %rd12, %r5, 32;", "cvt.s64.s32 %rd12, %r5;\n\tshl.b64 %rd12, %rd12, 5;"),
     ("prmt for explicit bytes", "prmt.b32 %r12, %r8, %r9, 0x5140;", "prmt.b32 %r12, %r8, %r9, 0xd5140;"),
     ("guard as select", "@%p1 add.s32 %r13, %r13, 3;", "add.s32 %r27, %r13, 3;\n\tselp.b32 %r13, %r27, %r13, %p1;"),
-    ("xor reassociated", "xor.b32 %r20, %r16, %r17;\n\txor.b32 %r20, %r20, %r19;", "xor.b32 %r20, %r17, %r19;\n\txor.b32 %r20, %r20, %r16;"),
+    (
+        "xor reassociated",
+        "xor.b32 %r20, %r16, %r17;\n\txor.b32 %r20, %r20, %r19;",
+        "xor.b32 %r20, %r17, %r19;\n\txor.b32 %r20, %r20, %r16;",
+    ),
 ];
 
 fn parse(text: &str) -> ptx_ir::Module {

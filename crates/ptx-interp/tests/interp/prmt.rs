@@ -44,8 +44,12 @@ fn generic_prmt_all_selectors_match_the_spec_model() {
 #[test]
 fn generic_prmt_ignores_high_selector_bits() {
     for c in [0x0001_3210u32, 0xffff_7654, 0x1234_ba98] {
-        let got = eval("prmt.b32 %r1, %r2, %r3, %r4;", &[("%r2", 0x8091_a2b3), ("%r3", 0xc4d5_e6f7), ("%r4", c as u64)], &["%r1"])
-            .unwrap()[0] as u32;
+        let got = eval(
+            "prmt.b32 %r1, %r2, %r3, %r4;",
+            &[("%r2", 0x8091_a2b3), ("%r3", 0xc4d5_e6f7), ("%r4", c as u64)],
+            &["%r1"],
+        )
+        .unwrap()[0] as u32;
         assert_eq!(got, models::prmt(0x8091_a2b3, 0xc4d5_e6f7, c & 0xffff, None), "c={c:#x}");
     }
 }
@@ -58,7 +62,8 @@ fn prmt_modes_match_the_spec_table() {
         for &(a, b) in PAIRS {
             for c in 0..8u64 {
                 let asm = format!("prmt.b32.{mode} %r1, %r2, %r3, %r4;");
-                let got = eval(&asm, &[("%r2", a as u64), ("%r3", b as u64), ("%r4", c | 0xabc0)], &["%r1"]).unwrap()[0] as u32;
+                let got = eval(&asm, &[("%r2", a as u64), ("%r3", b as u64), ("%r4", c | 0xabc0)], &["%r1"]).unwrap()[0]
+                    as u32;
                 let want = models::prmt(a, b, c as u32, Some(mode));
                 if got != want {
                     bad.push(format!("{mode} a={a:#x} b={b:#x} c={c}: got {got:#010x}, spec {want:#010x}"));
@@ -116,7 +121,8 @@ fn prmt_matches_llvm_constant_folding_goldens() {
         (0xF322_F100, 0x7766_5544, 0xBA98, -16711936i32 as u32),
     ];
     for &(a, b, c, want) in basic {
-        let got = eval("prmt.b32 %r1, %r2, %r3, %r4;", &[("%r2", a), ("%r3", b), ("%r4", c)], &["%r1"]).unwrap()[0] as u32;
+        let got =
+            eval("prmt.b32 %r1, %r2, %r3, %r4;", &[("%r2", a), ("%r3", b), ("%r4", c)], &["%r1"]).unwrap()[0] as u32;
         assert_eq!(got, want, "prmt {a:#x} {b:#x} {c:#x}");
     }
 }

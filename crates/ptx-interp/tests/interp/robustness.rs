@@ -5,22 +5,111 @@
 use crate::harness::module_text;
 use ptx_interp::SplitMix64;
 
-const TYPES: &[&str] = &["u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "f32", "b64", "u64", "s64", "f64", "f16", "f16x2", "bf16", "pred", "b128", "u4", "e4m3x2"];
+const TYPES: &[&str] = &[
+    "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "f32", "b64", "u64", "s64", "f64", "f16", "f16x2", "bf16",
+    "pred", "b128", "u4", "e4m3x2",
+];
 const MODS: &[&str] = &[
-    "rn", "rz", "rm", "rp", "rni", "rzi", "sat", "ftz", "lo", "hi", "wide", "cc", "global", "shared", "local", "const", "param",
-    "v2", "v4", "sync", "up", "down", "bfly", "idx", "and", "or", "xor", "eq", "lt", "ge", "ltu", "nan", "f4e", "rc16", "to",
-    "pack", "relu", "satfinite", "approx", "clamp", "wrap", "l", "r", "add", "min", "max", "cas", "inc", "all", "ballot", "red",
-    "popc", "uni", "shiftamt", "xorsign", "abs", "NaN", "async", "ca",
+    "rn",
+    "rz",
+    "rm",
+    "rp",
+    "rni",
+    "rzi",
+    "sat",
+    "ftz",
+    "lo",
+    "hi",
+    "wide",
+    "cc",
+    "global",
+    "shared",
+    "local",
+    "const",
+    "param",
+    "v2",
+    "v4",
+    "sync",
+    "up",
+    "down",
+    "bfly",
+    "idx",
+    "and",
+    "or",
+    "xor",
+    "eq",
+    "lt",
+    "ge",
+    "ltu",
+    "nan",
+    "f4e",
+    "rc16",
+    "to",
+    "pack",
+    "relu",
+    "satfinite",
+    "approx",
+    "clamp",
+    "wrap",
+    "l",
+    "r",
+    "add",
+    "min",
+    "max",
+    "cas",
+    "inc",
+    "all",
+    "ballot",
+    "red",
+    "popc",
+    "uni",
+    "shiftamt",
+    "xorsign",
+    "abs",
+    "NaN",
+    "async",
+    "ca",
 ];
 const OPERANDS: &[&str] = &[
-    "%r1", "%r2", "%rd1", "%rd14", "%rs1", "%p1", "!%p2", "%f1", "%fd1", "%q1", "0", "1", "-1", "255", "0x7fffffff", "0f3F800000",
-    "0d3FF0000000000000", "1.5", "[%rd14]", "[%rd14+4]", "[%rd15+-8]", "[%r1]", "[0]", "{%r1, %r2}", "{%r1, %r2, %r3, %r4}",
-    "{%rs1, _}", "%p1|%p2", "_", "%tid.x", "%laneid", "%clock", "t_out", "WARP_SZ",
+    "%r1",
+    "%r2",
+    "%rd1",
+    "%rd14",
+    "%rs1",
+    "%p1",
+    "!%p2",
+    "%f1",
+    "%fd1",
+    "%q1",
+    "0",
+    "1",
+    "-1",
+    "255",
+    "0x7fffffff",
+    "0f3F800000",
+    "0d3FF0000000000000",
+    "1.5",
+    "[%rd14]",
+    "[%rd14+4]",
+    "[%rd15+-8]",
+    "[%r1]",
+    "[0]",
+    "{%r1, %r2}",
+    "{%r1, %r2, %r3, %r4}",
+    "{%rs1, _}",
+    "%p1|%p2",
+    "_",
+    "%tid.x",
+    "%laneid",
+    "%clock",
+    "t_out",
+    "WARP_SZ",
 ];
 
 #[test]
 fn random_instructions_never_panic() {
-    let opcodes: Vec<&str> = ptx_ir::opcodes::OPCODES.iter().map(|(_, name, _, _)| *name).filter(|n| *n != "bra").collect();
+    let opcodes: Vec<&str> =
+        ptx_ir::opcodes::OPCODES.iter().map(|(_, name, _, _)| *name).filter(|n| *n != "bra").collect();
     let mut rng = SplitMix64::new(2024);
     let mut ran = 0;
     for _ in 0..2500 {
@@ -50,7 +139,8 @@ fn random_instructions_never_panic() {
                 ptx_interp::Buffer { name: "in".into(), base: 0x11_0000_0000, data: vec![0xa5; 64] },
             ],
         };
-        let cfg = ptx_interp::LaunchConfig { grid: [1, 1, 1], block: [2, 1, 1], step_limit: 1000, ..Default::default() };
+        let cfg =
+            ptx_interp::LaunchConfig { grid: [1, 1, 1], block: [2, 1, 1], step_limit: 1000, ..Default::default() };
         let result = std::panic::catch_unwind(|| ptx_interp::run_kernel(&parsed, "t", &args, &cfg));
         assert!(result.is_ok(), "panicked on: {text}");
         ran += 1;

@@ -86,7 +86,8 @@ fn canon(x: f32) -> u32 {
 fn f32_add_sub_mul_round_to_nearest_match_the_host() {
     let xs = f32_operands(1, 300);
     let ys = f32_operands(2, 300);
-    let records: Vec<Vec<u64>> = xs.iter().zip(&ys).map(|(a, b)| vec![a.to_bits() as u64, b.to_bits() as u64]).collect();
+    let records: Vec<Vec<u64>> =
+        xs.iter().zip(&ys).map(|(a, b)| vec![a.to_bits() as u64, b.to_bits() as u64]).collect();
     let got = map(
         "add.f32 %f3, %f1, %f2;\n\tsub.rn.f32 %f4, %f1, %f2;\n\tmul.rn.f32 %f5, %f1, %f2;\n\tfma.rn.f32 %f6, %f1, %f2, %f1;",
         &["%f1", "%f2"],
@@ -129,7 +130,8 @@ fn f64_arithmetic_round_to_nearest_matches_the_host() {
 fn f32_directed_rounding_of_add_and_mul() {
     let xs = f32_operands(3, 300);
     let ys = f32_operands(4, 300);
-    let records: Vec<Vec<u64>> = xs.iter().zip(&ys).map(|(a, b)| vec![a.to_bits() as u64, b.to_bits() as u64]).collect();
+    let records: Vec<Vec<u64>> =
+        xs.iter().zip(&ys).map(|(a, b)| vec![a.to_bits() as u64, b.to_bits() as u64]).collect();
     for mode in ["rz", "rm", "rp"] {
         let asm = format!("add.{mode}.f32 %f3, %f1, %f2;\n\tmul.{mode}.f32 %f4, %f1, %f2;");
         let got = map(&asm, &["%f1", "%f2"], &["%f3", "%f4"], &records).unwrap();
@@ -239,7 +241,8 @@ fn f16_and_f16x2_arithmetic_is_correctly_rounded() {
     for (rec, out) in records.iter().zip(got) {
         let (a, b) = (decode_f16(rec[0] as u16), decode_f16(rec[1] as u16));
         let sum = a + b; // exact in f64
-        let want_sum = if sum == 0.0 && a.is_sign_negative() && b.is_sign_negative() { 0x8000 } else { f16_nearest(sum) };
+        let want_sum =
+            if sum == 0.0 && a.is_sign_negative() && b.is_sign_negative() { 0x8000 } else { f16_nearest(sum) };
         let want_sum = if sum == 0.0 && !(a.is_sign_negative() && b.is_sign_negative()) { 0 } else { want_sum };
         assert_eq!(out[0] as u16, want_sum, "{a} + {b}");
         let prod = a * b;
@@ -253,7 +256,17 @@ fn f16_and_f16x2_arithmetic_is_correctly_rounded() {
             f16_nearest(prod)
         };
         assert_eq!(out[1] as u16, want_prod, "{a} * {b}");
-        let doubled = |x: f64| if x == 0.0 { if x.is_sign_negative() { 0x8000 } else { 0 } } else { f16_nearest(2.0 * x) };
+        let doubled = |x: f64| {
+            if x == 0.0 {
+                if x.is_sign_negative() {
+                    0x8000
+                } else {
+                    0
+                }
+            } else {
+                f16_nearest(2.0 * x)
+            }
+        };
         assert_eq!(out[2], ((doubled(a) as u64) << 16) | doubled(b) as u64, "f16x2 {a} {b}");
     }
 }
@@ -309,7 +322,8 @@ fn division_and_square_root_in_every_direction() {
             assert_eq!(out[0] as u32, want(q), "div.{rnd} {a:e} / {b:e}");
             assert_eq!(out[1] as u32, want((a as f64).sqrt()), "sqrt.{rnd} {a:e}");
             assert_eq!(out[2] as u32, want(1.0 / b as f64), "rcp.{rnd} {b:e}");
-            let (ha, hb) = (crate::models::decode16(rec[2] as u16, 5, 10), crate::models::decode16(rec[3] as u16, 5, 10));
+            let (ha, hb) =
+                (crate::models::decode16(rec[2] as u16, 5, 10), crate::models::decode16(rec[3] as u16, 5, 10));
             // round16 keeps the sign of zeros and maps NaN to the canonical NaN.
             assert_eq!(out[3] as u16, round16(ha / hb, 5, 10, dir), "div.{rnd}.f16 {ha:e} / {hb:e}");
             assert_eq!(out[4] as u16, round16(ha.sqrt(), 5, 10, dir), "sqrt.{rnd}.f16 {ha:e}");

@@ -11,6 +11,7 @@ const F2: u64 = 0x4000_0000; // 2.0f
 const FNAN: u64 = 0x7fc0_0000;
 
 #[test]
+#[rustfmt::skip]
 fn integer_add_sub() {
     check_table(&[
         Case { asm: "add.s32 %r1, %r2, %r3;", inputs: &[("%r2", 5), ("%r3", 0xffff_fff9)], expect: &[("%r1", 0xffff_fffe)], why: "5 + -7 = -2" },
@@ -44,6 +45,7 @@ fn integer_add_sub() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn integer_mul_mad() {
     check_table(&[
         Case { asm: "mul.lo.s32 %r1, %r2, %r3;", inputs: &[("%r2", 0x10000), ("%r3", 0x10000)], expect: &[("%r1", 0)], why: "t<31..0> of 2^32" },
@@ -68,6 +70,7 @@ fn integer_mul_mad() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn integer_div_rem_min_max_abs_neg() {
     check_table(&[
         Case { asm: "div.u32 %r1, %r2, %r3;", inputs: &[("%r2", 7), ("%r3", 2)], expect: &[("%r1", 3)], why: "7/2" },
@@ -93,6 +96,7 @@ fn integer_div_rem_min_max_abs_neg() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn division_by_zero_is_an_error_not_a_value() {
     for asm in ["div.u32 %r1, %r2, %r3;", "rem.s64 %rd1, %rd2, %rd3;"] {
         match eval(asm, &[("%r2", 1), ("%r3", 0), ("%rd2", 1), ("%rd3", 0)], &[]) {
@@ -107,6 +111,7 @@ fn division_by_zero_is_an_error_not_a_value() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn logic_and_shifts() {
     check_table(&[
         Case { asm: "and.b32 %r1, %r2, %r3;", inputs: &[("%r2", 0xf0f0_f0f0), ("%r3", 0xff00_ff00)], expect: &[("%r1", 0xf000_f000)], why: "and" },
@@ -144,6 +149,7 @@ fn logic_and_shifts() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn bit_fields_and_counts() {
     check_table(&[
         Case { asm: "bfe.u32 %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0xdead_beef), ("%r3", 4), ("%r4", 8)], expect: &[("%r1", 0xee)], why: "bits 4..11" },
@@ -187,6 +193,7 @@ fn bit_fields_and_counts() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn comparisons_and_selects() {
     check_table(&[
         Case { asm: "setp.lt.s32 %p1, %r2, %r3;", inputs: &[("%r2", 0xffff_ffff), ("%r3", 1)], expect: &[("%p1", 1)], why: "-1 < 1 signed" },
@@ -224,6 +231,7 @@ fn comparisons_and_selects() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn moves_and_special_registers() {
     check_table(&[
         Case { asm: "mov.b64 %rd1, {%r2, %r3};", inputs: &[("%r2", 0x1111_1111), ("%r3", 0x2222_2222)], expect: &[("%rd1", 0x2222_2222_1111_1111)], why: "first element is the low half" },
@@ -249,6 +257,7 @@ fn moves_and_special_registers() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn float_unary_and_misc() {
     check_table(&[
         Case { asm: "neg.f32 %f1, %f2;", inputs: &[("%f2", F1)], expect: &[("%f1", FM1)], why: "sign flip" },
@@ -277,6 +286,7 @@ fn float_unary_and_misc() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn video_simd_and_shift() {
     check_table(&[
         Case { asm: "vabsdiff4.u32.u32.u32.add %r1, %r2, %r3, %r4;", inputs: &[("%r2", 0x0102_0304), ("%r3", 0x0403_0201), ("%r4", 10)], expect: &[("%r1", 18)], why: "c + 3+1+1+3" },
@@ -296,6 +306,7 @@ fn video_simd_and_shift() {
 /// Instructions whose results depend on hardware approximations, or
 /// forms not modelled, are reported, never guessed.
 #[test]
+#[rustfmt::skip]
 fn approximations_and_unknown_forms_are_unsupported() {
     for asm in [
         "ex2.approx.f32 %f1, %f2;",
@@ -317,6 +328,7 @@ fn approximations_and_unknown_forms_are_unsupported() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn the_unsupported_error_names_the_instruction_and_line() {
     let err = eval("ex2.approx.ftz.f32 %f1, %f2;", &[], &[]).unwrap_err();
     let text = err.to_string();
@@ -328,6 +340,7 @@ fn the_unsupported_error_names_the_instruction_and_line() {
 }
 
 #[test]
+#[rustfmt::skip]
 fn guards_skip_instructions() {
     check_table(&[
         Case { asm: "@%p1 mov.b32 %r1, 7;", inputs: &[("%r1", 3), ("%p1", 0)], expect: &[("%r1", 3)], why: "false guard: nothing" },
