@@ -123,12 +123,14 @@ pub struct DiffReport {
 }
 
 impl DiffReport {
-    /// True if every kernel was checked and found equivalent.
+    /// True if there was at least one kernel and every kernel was checked
+    /// and found equivalent.
     pub fn is_equivalent(&self) -> bool {
-        self.kernels.iter().all(|k| k.verdict == Verdict::Equivalent)
+        !self.kernels.is_empty() && self.kernels.iter().all(|k| k.verdict == Verdict::Equivalent)
     }
 
-    /// 0 equivalent, 1 different, 3 cannot check (unsupported or inconclusive).
+    /// 0 equivalent, 1 different, 3 cannot check (unsupported, inconclusive,
+    /// or no kernel at all).
     pub fn exit_code(&self) -> i32 {
         if self.kernels.iter().any(|k| matches!(k.verdict, Verdict::Different(_) | Verdict::Mismatch { .. })) {
             1
@@ -434,7 +436,7 @@ pub fn assert_equivalent_with(before_ptx: &str, after_ptx: &str, opts: &DiffOpti
     let a = parse(before_ptx, "before")?;
     let b = parse(after_ptx, "after")?;
     let report = diff_modules(&a, &b, opts);
-    if report.is_equivalent() && !report.kernels.is_empty() {
+    if report.is_equivalent() {
         Ok(report)
     } else {
         Err(report.to_string())

@@ -410,7 +410,6 @@ impl<'a, 'p> Ctx<'a, 'p> {
             "%ctaid" => l.ctaid[dim()?] as u64,
             "%nctaid" => l.grid[dim()?] as u64,
             "%laneid" => lane as u64,
-            "%warpid" => (t.linear / 32) as u64,
             "%lanemask_eq" => 1u64 << lane,
             "%lanemask_lt" => (1u64 << lane) - 1,
             "%lanemask_le" => (2u64 << lane) - 1,

@@ -321,6 +321,7 @@ fn approximations_and_unknown_forms_are_unsupported() {
         "mul.lo.u32.frobnicate %r1, %r2, %r3;",
         "vabsdiff4.u32.u32.u32.b3210 %r1, %r2, %r3, %r4;",
         "mov.u32 %r1, %clock;",
+        "mov.u32 %r1, %warpid;",
         "brkpt;",
     ] {
         expect_cannot_model(asm, &[]);
