@@ -142,6 +142,9 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     if cli.threads == Some(0) {
         return Err(Failure::Usage("--threads must be at least 1".into()));
     }
+    if cli.threads.is_some_and(|n| n > ptx_opt::MAX_THREADS) {
+        return Err(Failure::Usage(format!("--threads must be at most {}", ptx_opt::MAX_THREADS)));
+    }
     let input_path = cli.input.as_deref().filter(|p| *p != Path::new("-"));
     if let (Some(input), Some(output)) = (input_path, &cli.output) {
         if same_file(input, output) {

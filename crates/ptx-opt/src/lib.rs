@@ -72,7 +72,8 @@ pub struct Options {
     pub print_after: Vec<String>,
     /// Keep the printed module after every pass.
     pub print_after_all: bool,
-    /// Worker threads for function passes (None: rayon's default).
+    /// Worker threads for function passes (None: rayon's default; at most
+    /// [`MAX_THREADS`]).
     pub threads: Option<usize>,
     /// Print everything afresh (one statement per line, comments dropped)
     /// instead of keeping the text of unchanged parts.
@@ -251,6 +252,10 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
     };
     match options.threads {
         None => run(),
+        Some(n) if n > MAX_THREADS => Err(Error {
+            kind: ErrorKind::Threads(format!("{n} threads requested, at most {MAX_THREADS} allowed")),
+            diagnostics: Vec::new(),
+        }),
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build()
@@ -258,6 +263,11 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
             .install(run),
     }
 }
+
+/// The most worker threads [`Options::threads`] may ask for. Far more than
+/// useful (passes run one function per thread), and a bound because
+/// creating tens of thousands of threads takes minutes.
+pub const MAX_THREADS: usize = 256;
 
 /// Parses, runs the passes, prints.
 pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {

@@ -59,6 +59,10 @@ fn flags_and_usage_errors() {
     check(&["--print-after", "no-such-pass", "missing.ptx"], 2, &[], "unknown pass 'no-such-pass'");
     check(&["--passes", "verify", "-O", "1", "missing.ptx"], 2, &[], "cannot be combined");
     check(&["--threads", "0", "missing.ptx"], 2, &[], "--threads must be at least 1");
+    // Regression: --threads=100000 spent minutes creating threads.
+    for n in ["257", "100000", "18446744073709551615"] {
+        check(&["--threads", n, "missing.ptx"], 2, &[], "--threads must be at most 256");
+    }
     check(&["-O", "3"], 2, &[], "-O");
     check(&["--no-such-flag"], 2, &[], "--no-such-flag");
     check(&["missing.ptx"], 1, &[], "cannot read 'missing.ptx'");

@@ -116,3 +116,18 @@ fn thread_count_does_not_change_the_output() {
         }
     }
 }
+
+#[test]
+fn absurd_thread_counts_are_an_error_not_a_stall() {
+    // Regression: Some(100_000) spent minutes creating threads.
+    let file = &files()[0];
+    for threads in [ptx_opt::MAX_THREADS + 1, 100_000, usize::MAX] {
+        let options = Options { threads: Some(threads), ..Options::with_level(2) };
+        match ptx_opt::optimize(&file.source, &options) {
+            Err(e) => assert!(matches!(e.kind, ptx_opt::ErrorKind::Threads(_)), "{threads}: {e}"),
+            Ok(_) => panic!("{threads} threads accepted"),
+        }
+    }
+    let options = Options { threads: Some(ptx_opt::MAX_THREADS), ..Options::with_level(2) };
+    ptx_opt::optimize(&file.source, &options).expect("MAX_THREADS threads work");
+}
