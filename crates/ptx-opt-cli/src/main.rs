@@ -31,7 +31,8 @@ struct Cli {
     /// Input PTX file (`-` or nothing: standard input).
     input: Option<PathBuf>,
 
-    /// Output file (default: standard output). Written to a temporary file and renamed.
+    /// Output file (default: standard output). Written to a temporary file and renamed
+    /// (over the target of a symbolic link); special files such as /dev/null are written into.
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
 
@@ -257,15 +258,39 @@ fn write_output(path: Option<&Path>, text: &str) -> Result<(), Failure> {
             }
         }
         Some(path) => {
-            let dir = match path.parent() {
+            let fail = |e: io::Error| Failure::Io(format!("cannot write '{}': {e}", path.display()));
+            let existing = std::fs::metadata(path).ok();
+            // Not a regular file (`-o /dev/null`, a FIFO): write into it.
+            // Renaming over it would replace the device node itself.
+            if existing.as_ref().is_some_and(|m| !m.is_file()) {
+                let mut file = std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
+                return file.write_all(text.as_bytes()).map_err(fail);
+            }
+            // A symbolic link stays one: the file it points to is replaced.
+            let target = match existing {
+                Some(_) => path.canonicalize().map_err(fail)?,
+                None => path.to_path_buf(),
+            };
+            let dir = match target.parent() {
                 Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
                 _ => PathBuf::from("."),
             };
-            let fail = |e: io::Error| Failure::Io(format!("cannot write '{}': {e}", path.display()));
-            let mut tmp = tempfile::Builder::new().prefix(".ptx-opt-").tempfile_in(&dir).map_err(fail)?;
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(".ptx-opt-");
+            // The permissions of a file created normally (0666 less the
+            // umask), not tempfile's private 0600; those of the file replaced.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                builder.permissions(std::fs::Permissions::from_mode(0o666));
+            }
+            let mut tmp = builder.tempfile_in(&dir).map_err(fail)?;
+            if let Some(m) = &existing {
+                tmp.as_file().set_permissions(m.permissions()).map_err(fail)?;
+            }
             tmp.write_all(text.as_bytes()).map_err(fail)?;
             tmp.as_file().sync_all().map_err(fail)?;
-            tmp.persist(path).map_err(|e| fail(e.error))?;
+            tmp.persist(&target).map_err(|e| fail(e.error))?;
             Ok(())
         }
     }

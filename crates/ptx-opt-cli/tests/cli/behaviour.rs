@@ -274,3 +274,54 @@ fn emits_control_flow_and_def_use_graphs() {
     check(&["--emit=defuse-dot", input], 0, &["%r3 @ mov.u32 %r3, 0x3210;", "%r3 @ mov.u32 %r3, 0x7654;"], "");
     check(&["--emit=callgraph", input], 2, &[], "invalid value 'callgraph'");
 }
+
+/// Regressions: `-o` renamed its temporary file over whatever the path
+/// named, so `-o /dev/null` (as root) replaced the device with a regular
+/// file, `-o link.ptx` replaced the symbolic link instead of its target, and
+/// every output got the temporary file's private mode 0600.
+#[cfg(unix)]
+#[test]
+fn output_keeps_links_special_files_and_permissions() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    let (input, bytes) = sample();
+    let input = input.to_str().expect("UTF-8 path");
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let mode = |name: &str| std::fs::metadata(dir.path().join(name)).expect("exists").permissions().mode() & 0o777;
+
+    // A new file gets the mode any new file gets (0666 less the umask).
+    std::fs::write(dir.path().join("reference"), "").expect("writable scratch directory");
+    assert_eq!(ptx_opt(dir.path(), &[input, "-o", "new.ptx"], b"").status.code(), Some(0));
+    assert_eq!(mode("new.ptx"), mode("reference"), "mode of a new output file");
+
+    // An existing file keeps its mode.
+    std::fs::write(dir.path().join("old.ptx"), "old").expect("writable scratch directory");
+    std::fs::set_permissions(dir.path().join("old.ptx"), std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    assert_eq!(ptx_opt(dir.path(), &[input, "-o", "old.ptx"], b"").status.code(), Some(0));
+    assert_eq!(mode("old.ptx"), 0o640, "an existing file keeps its mode");
+    assert_eq!(std::fs::read(dir.path().join("old.ptx")).expect("readable"), bytes);
+
+    // A symbolic link stays a link; the file it names gets the output.
+    std::os::unix::fs::symlink("target.ptx", dir.path().join("link.ptx")).expect("symlink");
+    std::fs::write(dir.path().join("target.ptx"), "old").expect("writable scratch directory");
+    assert_eq!(ptx_opt(dir.path(), &[input, "-o", "link.ptx"], b"").status.code(), Some(0));
+    let link = std::fs::symlink_metadata(dir.path().join("link.ptx")).expect("link exists");
+    assert!(link.file_type().is_symlink(), "-o replaced the symbolic link");
+    assert_eq!(std::fs::read(dir.path().join("target.ptx")).expect("readable"), bytes);
+
+    // A FIFO (standing in for /dev/null and other special files) is written
+    // into, not replaced.
+    let fifo = dir.path().join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success(), "mkfifo");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).expect("the FIFO is readable"))
+    };
+    assert_eq!(ptx_opt(dir.path(), &[input, "-o", "fifo"], b"").status.code(), Some(0));
+    // Checked before joining: had the FIFO been replaced, the reader would
+    // wait forever (it is then left behind and the test fails here).
+    let kind = std::fs::symlink_metadata(&fifo).expect("still there").file_type();
+    assert!(kind.is_fifo(), "-o replaced the FIFO with a {kind:?}");
+    assert_eq!(reader.join().expect("reader finished"), bytes, "the output went through the FIFO");
+    assert!(!listing(dir.path()).iter().any(|n| n.starts_with(".ptx-opt-")), "no temporary file is left behind");
+}
