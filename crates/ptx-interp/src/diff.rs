@@ -409,9 +409,16 @@ fn calibration_candidates(error: &InterpError, opts: &DiffOptions) -> Vec<(u32, 
             (128, 1 << 20, 228 * 1024),
             (512, buf, dynamic),
         ],
-        InterpError::Deadlock { .. } | InterpError::Undefined { .. } => {
-            vec![(128, buf, dynamic), (256, buf, dynamic), (64, buf, dynamic), (512, buf, dynamic)]
-        }
+        // Larger blocks for block-wide algorithms; smaller ones for code
+        // written for a partial warp (a membermask of 16 lanes).
+        InterpError::Deadlock { .. } | InterpError::Undefined { .. } => vec![
+            (128, buf, dynamic),
+            (256, buf, dynamic),
+            (64, buf, dynamic),
+            (16, buf, dynamic),
+            (8, buf, dynamic),
+            (512, buf, dynamic),
+        ],
         _ => Vec::new(),
     }
 }
