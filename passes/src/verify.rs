@@ -50,6 +50,7 @@ use ptx_ir::{
     TypeKind,
 };
 use ptx_pass::{run_function_pass, FunctionContext, FunctionPass, Pass, PassContext, Preserves};
+use rules::Literal;
 use signature::Expect;
 
 /// The registered `verify` pass: notes the module-level names a function
@@ -399,14 +400,22 @@ impl<'f> Verifier<'f> {
                     return;
                 }
                 for elem in elems.iter() {
-                    if let Operand::Reg(r) = elem {
+                    match elem {
                         // ptxas accepts predicates among the elements; so do we.
-                        if self.func.regs[*r].ty.vector.is_none() && !self.is_scalar(*r, ScalarType::Pred) {
-                            self.scalar(inst, i, *r, Expect::Strict(part));
+                        Operand::Reg(r)
+                            if self.func.regs[*r].ty.vector.is_none() && !self.is_scalar(*r, ScalarType::Pred) =>
+                        {
+                            self.scalar(inst, i, *r, Expect::Strict(part))
                         }
+                        Operand::Int(_) | Operand::Float(_) if i == 0 => {
+                            let msg = format!("{}: a destination element cannot be a literal", self.opcode(inst));
+                            self.error(inst, msg);
+                        }
+                        _ => {}
                     }
                 }
             }
+            Operand::Int(_) | Operand::Float(_) => self.immediate(inst, i, op, expect),
             _ => {}
         }
     }
@@ -435,6 +444,19 @@ impl<'f> Verifier<'f> {
                     let r = match elem {
                         Operand::Reg(r) => *r,
                         Operand::RegComponent(r, _) if self.func.regs[*r].ty.vector.is_some() => *r,
+                        Operand::Int(_) | Operand::Float(_) if matches!(expect, Expect::Dest(_)) => {
+                            let msg = format!("{}: a destination element cannot be a literal", self.opcode(inst));
+                            self.error(inst, msg);
+                            continue;
+                        }
+                        // Inside a vector ptxas takes a float literal of any size for
+                        // a bit type (`st.v2.b16 [a], {h, 1.0}`), unlike a lone operand.
+                        Operand::Int(_) | Operand::Float(_) => {
+                            if t.kind() != TypeKind::Bits {
+                                self.immediate(inst, i, elem, expect);
+                            }
+                            continue;
+                        }
                         _ => continue,
                     };
                     let ty = self.func.regs[r].ty.scalar;
@@ -499,8 +521,37 @@ impl<'f> Verifier<'f> {
                     self.scalar(inst, i, *r, expect);
                 }
             }
+            Operand::Int(_) | Operand::Float(_) => self.immediate(inst, i, op, expect),
             _ => {}
         }
+    }
+
+    /// Checks a literal operand against `expect` (see [`rules::immediate_fits`]).
+    fn immediate(&mut self, inst: &Inst, i: usize, op: &Operand, expect: Expect) {
+        let t = match expect {
+            Expect::Any => return,
+            Expect::Strict(t) | Expect::Fixed(t) | Expect::Source(t) | Expect::Dest(t) => t,
+        };
+        let (literal, text) = match op {
+            Operand::Int(imm) => (Literal::Int, imm.text),
+            Operand::Float(imm) => (Literal::Float(if imm.single { 32 } else { 64 }), imm.text),
+            _ => return,
+        };
+        if rules::immediate_fits(t, literal) {
+            return;
+        }
+        let text = text.map_or_else(|| "a literal".to_string(), |n| self.func.names.get(n).to_string());
+        let what = match literal {
+            Literal::Int => "an integer literal",
+            Literal::Float(32) => "a 32-bit floating-point literal",
+            Literal::Float(_) => "a 64-bit floating-point literal",
+        };
+        let msg = if t.is_float() && !matches!(t, ScalarType::F32 | ScalarType::F64) {
+            format!("{}: operand {} ({text}): a .{t} operand cannot be a literal", self.opcode(inst), i + 1)
+        } else {
+            format!("{}: operand {} ({text}) is {what}, which a .{t} operand cannot be", self.opcode(inst), i + 1)
+        };
+        self.error(inst, msg);
     }
 
     /// Checks one scalar register (or vector element) against `expect`.

@@ -13,9 +13,11 @@
 //!   than the instruction type, except that float instruction types still
 //!   need the exact float type (or a bit type) and integer instruction types
 //!   never take a float register.
-//! * [`vector_element_fits`]: for the elements of `{a, b}` in `ld.vN`/`st.vN`
-//!   ptxas is looser than either table (`{s32, s32}` is accepted by
-//!   `ld.v2.f32`), so only the size and the predicate type are checked there.
+//! * [`vector_element_fits`]: the elements of `{a, b}` in `ld.vN`/`st.vN`,
+//!   where ptxas is looser than either table (`{s32, s32}` is accepted by
+//!   `ld.v2.f32`);
+//! * [`immediate_fits`]: literals (`add.f32 d, a, 1` is an error, `1.0` or
+//!   `0f3F800000` is not).
 //!
 //! Every relation was checked against ptxas 13.5 (`sm_90`, `.version 8.8`):
 //! the 1472 cases of `shared/oracle/typecheck_oracle.tsv` plus probes of the
@@ -26,7 +28,7 @@
 //!   the operand has the instruction type (`add.u32 d, h2, b` and
 //!   `mov.pred p, h2` are accepted, `shl.b32 d, a, h2` is not), and for a
 //!   bit type under the relaxed rules;
-//! * vector elements: see [`vector_element_fits`].
+//! * vector elements (see [`vector_element_fits`]).
 //!
 //! And where ptxas is stricter than the tables, so does the verifier: a
 //! `cvt` involving a type no register can have (`.bf16`, `.tf32`,
@@ -140,12 +142,48 @@ pub fn dest_fits(instr: ScalarType, reg: ScalarType) -> bool {
     fits_relaxed(instr, reg)
 }
 
-/// An element of a `{...}` vector operand of `ld.vN`/`st.vN`: ptxas accepts
-/// more than Tables 27/28 there (same-size integers with float types, for
-/// one), so only what it never accepts is rejected: a predicate, or an
-/// element narrower than the instruction type.
+/// An element of a `{...}` vector operand of `ld.vN`/`st.vN`. ptxas's
+/// rule differs from Tables 27/28 in one place, accepted here: an integer
+/// element of exactly the size of a float instruction type
+/// (`ld.v2.f32 {s32, s32}`). Otherwise: wide enough, float types exact or
+/// bit-typed, integer types no floats.
 pub fn vector_element_fits(instr: ScalarType, reg: ScalarType) -> bool {
-    reg.kind() != TypeKind::Pred && reg.bits() >= instr.bits()
+    use TypeKind::*;
+    if reg.kind() == Pred || reg.bits() < instr.bits() {
+        return false;
+    }
+    match (instr.kind(), reg.kind()) {
+        (Bits, _) => true,
+        (Float, Bits) => true,
+        (Float, Float) => instr == reg,
+        (Float, _) => reg.bits() == instr.bits(),
+        (_, Float) => false,
+        _ => true,
+    }
+}
+
+/// A literal operand: an integer, or a float of 32 bits (`0f3F800000`) or
+/// 64 bits (`0d3FF0000000000000`, and decimal `1.0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Literal {
+    /// `1`, `-1`, `0x10`
+    Int,
+    /// A float literal of this many bits.
+    Float(u32),
+}
+
+/// Whether a literal may be an operand of type `t` (ptxas): integer types
+/// take integer literals; `.f32` and `.f64` take float literals of either
+/// size; bit types take integers, or a float literal of their own size
+/// (`mov.b32 r, 0f3F800000`); predicates take integers; the other float
+/// types (`.f16`, `.bf16x2`, ...) have no literals at all.
+pub fn immediate_fits(t: ScalarType, literal: Literal) -> bool {
+    match (t.kind(), literal) {
+        (_, Literal::Int) => !t.is_float(),
+        (TypeKind::Bits, Literal::Float(bits)) => t.bits() == bits,
+        (TypeKind::Float, Literal::Float(_)) => matches!(t, ScalarType::F32 | ScalarType::F64),
+        _ => false,
+    }
 }
 
 /// True if `reg` may hold an address: a bit or integer register of at most
@@ -191,6 +229,17 @@ mod tests {
         assert!(!source_fits(U8, F16) && !source_fits(B32, F16) && !source_fits(F32, F64));
         assert!(dest_fits(S8, U64) && !dest_fits(U64, U32) && !dest_fits(F32, S32));
         assert!(dest_fits(U8, F16x2) && !dest_fits(F32, F16x2));
+    }
+
+    #[test]
+    fn vector_elements_and_immediates() {
+        assert!(vector_element_fits(F32, S32) && vector_element_fits(B16, F64) && vector_element_fits(U8, S64));
+        assert!(!vector_element_fits(F32, S64) && !vector_element_fits(U8, F16) && !vector_element_fits(U32, F32));
+        use Literal::{Float, Int};
+        assert!(immediate_fits(F32, Float(64)) && immediate_fits(F64, Float(32)) && immediate_fits(U32, Int));
+        assert!(immediate_fits(B32, Float(32)) && immediate_fits(B64, Int) && immediate_fits(Pred, Int));
+        assert!(!immediate_fits(F32, Int) && !immediate_fits(F16, Float(32)) && !immediate_fits(S32, Float(32)));
+        assert!(!immediate_fits(B64, Float(32)) && !immediate_fits(B32, Float(64)) && !immediate_fits(Pred, Float(32)));
     }
 
     #[test]

@@ -170,6 +170,27 @@ fn relaxed_rules_of_ld_st_cvt() {
 }
 
 #[test]
+fn literals() {
+    // Float types need float literals, integer types integer ones; bit
+    // types take a float literal of their own size; .f16 has no literals.
+    check(
+        "add.f32 %f1, %f2, 0f3F800000;\nadd.f64 %fd1, %fd2, 1.0;\nmov.b32 %r1, 0f3F800000;\nmov.b64 %rd1, 0d3FF0000000000000;\nshl.b32 %r1, %r2, 3;\nsetp.lt.f32 %p1, %f1, 0f00000000;\nand.pred %p1, %p2, 1;\nst.global.f32 [%rd1], 1.0;\nst.global.v2.b16 [%rd1], {%h1, 1.0};",
+        "",
+    );
+    check(
+        "add.f32 %f1, %f2, 1;\nadd.u32 %r1, %r2, 1.0;\nmov.b64 %rd1, 0f3F800000;\nadd.f16 %hf0, %hf1, 0f3F800000;\nst.global.f32 [%rd1], 0;\nshl.b32 %r1, %r2, 0f3F800000;\nld.global.v2.u32 {%r1, 0}, [%rd1];\nmov.b32 {%h1, 1}, %r1;",
+        "1: add.f32: operand 3 (1) is an integer literal, which a .f32 operand cannot be
+         2: add.u32: operand 3 (1.0) is a 64-bit floating-point literal, which a .u32 operand cannot be
+         3: mov.b64: operand 2 (0f3F800000) is a 32-bit floating-point literal, which a .b64 operand cannot be
+         4: add.f16: operand 3 (0f3F800000): a .f16 operand cannot be a literal
+         5: st.global.f32: operand 2 (0) is an integer literal
+         6: shl.b32: operand 3 (0f3F800000) is a 32-bit floating-point literal, which a .u32 operand cannot be
+         7: ld.global.v2.u32: a destination element cannot be a literal
+         8: mov.b32: a destination element cannot be a literal",
+    );
+}
+
+#[test]
 fn instruction_types() {
     check(
         "add.b32 %r1, %r2, %r3;\nadd.u8 %r1, %r2, %r3;\ncvt.rn.f32.b32 %f1, %r1;\nld.global.f16 %h1, [%rd1];\nand.u32 %r1, %r2, %r3;\nmul.wide.u64 %rd1, %rd2, %rd3;",
@@ -233,6 +254,15 @@ fn vector_arity_and_elements() {
     check(
         "ld.global.v4.f32 %v4, [%rd1];\nld.global.v2.f32 {%f1, %f2}, [%rd1];\nst.global.v2.f32 [%rd1], %v2;\nld.global.f32 {%f1}, [%rd1];\nld.global.v4.u32 {%r1, _, %r3, %u1}, [%rd1];\nadd.f32 %f1, %v4.x, %v2.y;",
         "",
+    );
+    // Elements: same-size integers pass for floats (as in ptxas), floats never for integers.
+    check("ld.global.v2.f32 {%s1, %s2}, [%rd1];\nst.global.v2.u8 [%rd1], {%s1, %u1};\nld.global.v2.b16 {%fd1, %fd2}, [%rd1];", "");
+    check(
+        "ld.global.v2.u32 {%f1, %f2}, [%rd1];\nld.global.v2.f32 {%ud1, %ud2}, [%rd1];\nld.global.v2.f32 {%rd1, %rd2}, [%rd1];",
+        "1: vector element %f1 is .f32, which cannot hold .u32
+         1: vector element %f2
+         2: vector element %ud1 is .u64, which cannot hold .f32
+         2: vector element %ud2",
     );
     check(
         "ld.global.v2.f32 %v4, [%rd1];\nld.global.v4.f32 {%f1, %f2}, [%rd1];\nld.global.v2.f32 %f1, [%rd1];\nld.global.f32 %v2, [%rd1];\nld.global.v2.u32 {%h1, %h2}, [%rd1];\nadd.f32 %f1, %v4, %f2;\nst.global.v2.u16 [%rd1], {%h1, %r1};",
