@@ -12,7 +12,8 @@
 //! sections (`spec/isa/<opcode>.md` and the floating-point and half-precision
 //! sections) and checked type by type against ptxas 13.5 on `sm_90` and
 //! `sm_100a`: a type is listed unless ptxas answers "Unexpected instruction
-//! types specified" for it on both.
+//! types specified" (or, for `cvta`, "requires .u32 or .u64 type") for it
+//! on both.
 
 use ptx_ir::{Inst, Modifier, Opcode, ScalarType, Word};
 use std::sync::OnceLock;
@@ -114,6 +115,7 @@ const SHR: &[ScalarType] = &[B16, B32, B64, U16, U32, U64, S16, S32, S64];
 const BITS_32_64: &[ScalarType] = &[B32, B64];
 const INT_32_64: &[ScalarType] = &[U32, U64, S32, S64];
 const INT_32: &[ScalarType] = &[U32, S32];
+const U32_U64: &[ScalarType] = &[U32, U64];
 const WIDE: &[ScalarType] = &[U16, U32, S16, S32];
 const B32_ONLY: &[ScalarType] = &[B32];
 const MOV: &[ScalarType] = &[Pred, B16, B32, B64, B128, U16, U32, U64, S16, S32, S64, F32, F64];
@@ -172,7 +174,9 @@ pub fn valid_types(inst: &Inst) -> &'static [&'static [ScalarType]] {
         Opcode::And | Opcode::Or | Opcode::Xor | Opcode::Not => &[LOGIC],
         Opcode::Cnot | Opcode::Shl => &[BITS_16_64],
         Opcode::Shr => &[SHR],
-        Opcode::Bfe | Opcode::Bfind | Opcode::Cvta => &[INT_32_64],
+        Opcode::Bfe | Opcode::Bfind => &[INT_32_64],
+        // ptxas: "Instruction 'cvta' requires .u32 or .u64 type".
+        Opcode::Cvta => &[U32_U64],
         Opcode::Bfi | Opcode::Popc | Opcode::Clz | Opcode::Brev => &[BITS_32_64],
         Opcode::Mul24 | Opcode::Mad24 | Opcode::Szext => &[INT_32],
         Opcode::Dp4a | Opcode::Dp2a => &[INT_32, INT_32],

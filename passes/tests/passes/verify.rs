@@ -215,6 +215,7 @@ fn instruction_types() {
          2: cvt.pack.sat.u16.s32.b32: these instruction types are not a valid instruction type combination
          3: cvt.pack.sat.u8.u32.b32: .u32 is not a valid instruction type",
     );
+    check("cvta.to.global.s64 %rd1, %rd2;", "1: cvta.to.global.s64: .s64 is not a valid instruction type");
     check("mov %r1, %r2;", "1: mov: missing instruction type");
     // Types the IR does not model as scalar types are left alone.
     check("add.u16x2 %r1, %r2, %r3;\nmin.s16x2 %r1, %r2, %r3;", "");
