@@ -240,7 +240,13 @@ pub fn run_function(
     let mut shared_layout: Vec<(usize, u64, u64)> = Vec::new();
     let mut shared_end = SPACE_BASE;
     let mut dynamic_vars = Vec::new();
+    // Shared variables of functions the kernel cannot run take no space,
+    // so unrelated kernels do not move this one's shared addresses.
+    let reachable = prog.reachable(func);
     for (i, s) in prog.statics.iter().enumerate() {
+        if s.space == StateSpace::Shared && s.owner.is_some_and(|o| !reachable[o.index()]) {
+            continue;
+        }
         match s.space {
             StateSpace::Global | StateSpace::Const => {
                 let seg = if s.space == StateSpace::Global { &mut mem.global } else { &mut mem.constant };

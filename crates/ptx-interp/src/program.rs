@@ -68,6 +68,8 @@ pub struct StaticVar {
     pub dynamic: bool,
     /// True for variables declared at module level.
     pub module_level: bool,
+    /// The function whose body declares it (None at module level).
+    pub owner: Option<FuncId>,
 }
 
 /// A function prepared for execution.
@@ -191,7 +193,7 @@ fn static_var(v: &Variable, module_level: bool, funcs: &FxHashMap<String, FuncId
         (Some(text), Some(ty)) => parse_init(text, ty, size, funcs),
         (Some(_), None) => Err("initializer of an untyped variable".into()),
     };
-    Some(StaticVar { name: v.name.clone(), space, size, align: var_align(v), init, dynamic, module_level })
+    Some(StaticVar { name: v.name.clone(), space, size, align: var_align(v), init, dynamic, module_level, owner: None })
 }
 
 impl<'m> Program<'m> {
@@ -285,7 +287,6 @@ fn prepare_function(
     static_by_name: &FxHashMap<String, usize>,
     func_by_name: &FxHashMap<String, FuncId>,
 ) -> FuncInfo {
-    let _ = id;
     let mut info = FuncInfo::default();
     for a in &f.attributes {
         match a.name.as_str() {
@@ -351,7 +352,7 @@ fn prepare_function(
                         Some(Binding::Frame(idx))
                     }
                     _ => static_var(v, false, func_by_name).map(|s| {
-                        statics.push(s);
+                        statics.push(StaticVar { owner: Some(id), ..s });
                         Binding::Static(statics.len() - 1)
                     }),
                 };
@@ -402,6 +403,61 @@ fn collect_symbols(op: &Operand, out: &mut Vec<Name>) {
         }
         Operand::Not(o) | Operand::Neg(o) => collect_symbols(o, out),
         _ => {}
+    }
+}
+
+impl Program<'_> {
+    /// The functions `root` may run: itself, what it calls, and every
+    /// function whose address it takes (indirect calls), transitively.
+    pub fn reachable(&self, root: FuncId) -> Vec<bool> {
+        let mut seen = vec![false; self.funcs.len()];
+        let mut stack = vec![root];
+        while let Some(f) = stack.pop() {
+            if std::mem::replace(&mut seen[f.as_u32() as usize], true) {
+                continue;
+            }
+            for b in self.funcs[f.as_u32() as usize].bindings.values() {
+                if let Binding::Function(g) = b {
+                    if !seen[g.as_u32() as usize] {
+                        stack.push(*g);
+                    }
+                }
+            }
+        }
+        // Functions named in variable initializers (jump tables).
+        if self.statics.iter().any(|s| s.init.is_ok() && s.space != StateSpace::Shared) {
+            for (id, f) in self.module.functions.iter() {
+                if f.body.is_some() && !seen[id.as_u32() as usize] && self.in_jump_table(&f.name) {
+                    seen.iter_mut().zip(self.reachable_no_tables(id)).for_each(|(a, b)| *a |= b);
+                }
+            }
+        }
+        seen
+    }
+
+    fn reachable_no_tables(&self, root: FuncId) -> Vec<bool> {
+        let mut seen = vec![false; self.funcs.len()];
+        let mut stack = vec![root];
+        while let Some(f) = stack.pop() {
+            if std::mem::replace(&mut seen[f.as_u32() as usize], true) {
+                continue;
+            }
+            for b in self.funcs[f.as_u32() as usize].bindings.values() {
+                if let Binding::Function(g) = b {
+                    stack.push(*g);
+                }
+            }
+        }
+        seen
+    }
+
+    fn in_jump_table(&self, name: &str) -> bool {
+        self.module.items.iter().any(|item| match item {
+            ModuleItem::Variable(v) => {
+                v.init.as_deref().is_some_and(|t| t.split(['{', '}', ',']).any(|x| x.trim() == name))
+            }
+            _ => false,
+        })
     }
 }
 

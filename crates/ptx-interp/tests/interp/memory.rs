@@ -162,3 +162,17 @@ fn kernel_parameters_are_read_only_and_addressable() {
     let text = module_text("\tst.param.u64 [t_in], %rd1;", "", "");
     assert!(matches!(run_text(&text, &[], 1), Err(InterpError::MemoryFault { .. })));
 }
+
+/// A kernel's shared addresses do not depend on the shared variables of
+/// other kernels in the module (removing an unrelated kernel is no change).
+#[test]
+fn shared_layout_is_per_kernel() {
+    let k2 = ".visible .entry k2(.param .u64 k2_out)\n{\n\t.reg .b64 %rd<4>;\n\t.shared .align 4 .b32 s2[4];\n\tld.param.u64 %rd1, [k2_out];\n\tmov.u64 %rd2, s2;\n\tst.global.u64 [%rd1], %rd2;\n\tret;\n}\n";
+    let k1 = ".visible .entry k1(.param .u64 k1_out)\n{\n\t.reg .b64 %rd<4>;\n\t.shared .align 4 .b32 s1[64];\n\tld.param.u64 %rd1, [k1_out];\n\tmov.u64 %rd2, s1;\n\tst.global.u64 [%rd1], %rd2;\n\tret;\n}\n";
+    let header = ".version 8.5\n.target sm_90\n.address_size 64\n";
+    let both = format!("{header}{k1}{k2}");
+    let alone = format!("{header}{k2}");
+    let opts = ptx_interp::DiffOptions { kernel: Some("k2".into()), ..Default::default() };
+    let report = ptx_interp::diff_modules(&ptx_parse::parse(&both).unwrap(), &ptx_parse::parse(&alone).unwrap(), &opts);
+    assert!(report.is_equivalent(), "{report}");
+}
