@@ -23,7 +23,9 @@ use super::rules::{is_register_less_format, widened};
 /// What an operand position expects of a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {
-    /// Not checked: immediates, symbols, positions the table does not know.
+    /// Not checked: positions the table does not describe (`lop3`'s
+    /// immLut, cache policies, addresses, whose base registers are checked
+    /// on their own).
     Any,
     /// The instruction type (or one derived from it): Table 26 with ptxas's
     /// `.f16x2` exception. A `{a, b}` operand (the packing form of `mov`)
@@ -127,7 +129,7 @@ const SET_DEST: &[ScalarType] = &[U16, S16, U32, S32, F16, Bf16, F16x2, Bf16x2, 
 const SLCT_SELECTOR: &[ScalarType] = &[U32, S32, F32];
 const MEMORY: &[ScalarType] = &[B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64, F32, F64];
 const VOTE: &[ScalarType] = &[Pred, B32];
-/// The conversions of `cvt.dtype.atype` (ISA 9.7.9.21, checked pair by pair
+/// The conversions of `cvt.dtype.atype` (ISA `cvt` syntax, checked pair by pair
 /// against ptxas 13.5 on `sm_100a`): every pair of the scalar types below,
 /// plus the packed forms of [`cvt_pair_valid`]. There are no bit-size
 /// instruction types (ISA 9.4.1: "the `cvt` instruction does not support
