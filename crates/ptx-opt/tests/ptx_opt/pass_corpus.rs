@@ -1,6 +1,7 @@
 //! Each rewriting pass, and the -O2 pipeline, over the public corpus, judged
-//! by the reference interpreter: every kernel of every file the pass changed
-//! is run before and after on the same inputs and must agree. Kernels the
+//! by ptxas (every changed file must still be accepted) and by the reference
+//! interpreter: every kernel of every file the pass changed is run before
+//! and after on the same inputs and must agree. Kernels the
 //! interpreter cannot run (unsupported instructions, or inputs it cannot
 //! make meaningful) are counted and reported, not silently passed.
 
@@ -28,6 +29,10 @@ fn check_pass(options: &ptx_opt::Options, label: &str) -> Tally {
                 return tally;
             }
             tally.files_changed = 1;
+            if let Err(e) = corpus::toolchain().compile(&ptx_opt::print(&after), &file.target, &[]) {
+                tally.different.push(format!("{}: {label}: ptxas rejects the output: {e}", file.name));
+                return tally;
+            }
             let opts = DiffOptions { trials: 2, ..DiffOptions::default() };
             let report = ptx_interp::diff_modules(&before, &after, &opts);
             for k in &report.kernels {
