@@ -2,17 +2,25 @@
 //!
 //! [`parse`] turns source text into a [`Module`] or a list of
 //! [`Diagnostic`]s with byte spans; it never panics and never prints.
+//!
+//! A module is parsed one group of top-level items at a time (see
+//! `chunks.rs`), each group lowered as soon as it is parsed, so pest's token
+//! queue never holds more than about one function. If a group does not
+//! parse, the whole module is parsed in one go: diagnostics come from that
+//! parse, exactly as if the module had never been cut.
 
 #![warn(missing_docs)]
 
 extern crate alloc;
 
+mod chunks;
 mod errors;
 mod lower;
 
 pub use lower::{is_special_register, parse_int, MAX_FUNCTION_REGS, MAX_REG_FAMILY, MAX_VECTOR};
 use pest::Parser;
 use ptx_ir::{Diagnostic, Module, Span};
+use std::sync::Arc;
 
 #[allow(missing_docs)]
 mod grammar {
@@ -33,13 +41,54 @@ pub const MAX_NESTING: usize = 256;
 /// megabytes of one token carried through every message.
 pub const MAX_TOKEN_LEN: usize = 1 << 16;
 
-/// Parses a PTX module.
+/// Parses a PTX module. The module keeps a copy of `source` (for verbatim
+/// printing); [`parse_shared`] avoids the copy.
 pub fn parse(source: &str) -> Result<Module, Vec<Diagnostic>> {
     if source.len() >= u32::MAX as usize {
         return Err(vec![Diagnostic::new(Span::default(), "input is larger than 4 GiB")]);
     }
+    parse_shared(Arc::from(source))
+}
+
+/// Parses a PTX module that keeps `source` itself, without copying it.
+pub fn parse_shared(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
+    if source.len() >= u32::MAX as usize {
+        return Err(vec![Diagnostic::new(Span::default(), "input is larger than 4 GiB")]);
+    }
+    errors::check_limits(&source)?;
+    let cuts = chunks::cut_points(&source);
+    let mut lowering = lower::ModuleLowering::new(source.clone());
+    let mut start = 0;
+    for (i, end) in cuts.iter().copied().chain([source.len()]).enumerate() {
+        let rule = if i == 0 { Rule::file } else { Rule::chunk };
+        match PtxParser::parse(rule, &source[start..end]).ok().and_then(|mut pairs| pairs.next()) {
+            Some(pair) => lowering.add(pair, start),
+            None => return parse_whole(source),
+        }
+        start = end;
+    }
+    lowering.finish()
+}
+
+/// Parses the module in one piece, as [`parse`] does when the module cannot
+/// be cut: for tests that compare the two.
+#[doc(hidden)]
+pub fn parse_uncut(source: &str) -> Result<Module, Vec<Diagnostic>> {
     errors::check_limits(source)?;
-    let mut pairs = PtxParser::parse(Rule::file, source).map_err(|e| vec![errors::describe(source, &e)])?;
-    let file = pairs.next().expect("the file rule produces one pair");
-    lower::lower_file(file, source)
+    parse_whole(Arc::from(source))
+}
+
+/// Parses the module in one piece: the reference for diagnostics, and the
+/// way for input whose pieces do not parse on their own.
+fn parse_whole(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
+    let file = match PtxParser::parse(Rule::file, &source) {
+        Ok(mut pairs) => pairs.next(),
+        Err(e) => return Err(vec![errors::describe(&source, &e)]),
+    };
+    let mut lowering = lower::ModuleLowering::new(source.clone());
+    match file {
+        Some(file) => lowering.add(file, 0),
+        None => return Err(vec![Diagnostic::new(Span::default(), "the grammar produced no module")]),
+    }
+    lowering.finish()
 }

@@ -9,6 +9,7 @@ use ptx_ir::{
     RegDecl, RegDeclItem, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, Variable, Word,
 };
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// The largest `%r<N>` family accepted: far above what compilers emit, low
 /// enough that a typo cannot exhaust memory.
@@ -22,15 +23,45 @@ pub const MAX_FUNCTION_REGS: usize = 1 << 22;
 /// to 128 registers; ptxas's ordinary vectors have at most 8.
 pub const MAX_VECTOR: usize = 256;
 
-fn span_of(pair: &Pair<'_, Rule>) -> Span {
+/// The span of a pair parsed from text that starts at byte `base` of the source.
+fn span_of(pair: &Pair<'_, Rule>, base: usize) -> Span {
     let s = pair.as_span();
-    Span::new(s.start(), s.end())
+    Span::new(base + s.start(), base + s.end())
 }
 
-/// Lowers a `file` pair.
-pub fn lower_file(file: Pair<'_, Rule>, source: &str) -> Result<Module, Vec<Diagnostic>> {
-    let mut module = Module { source: Some(source.into()), ..Module::default() };
-    let mut errors = Vec::new();
+/// Lowers a module parsed in pieces: the `file` pair of the first group of
+/// items (with the header), then the `chunk` pair of each following group,
+/// each with the offset of its text in the source, so every span is a byte
+/// range of the whole source.
+pub struct ModuleLowering {
+    module: Module,
+    errors: Vec<Diagnostic>,
+}
+
+impl ModuleLowering {
+    /// Starts a module that keeps `source` for verbatim printing.
+    pub fn new(source: Arc<str>) -> ModuleLowering {
+        ModuleLowering { module: Module { source: Some(source), ..Module::default() }, errors: Vec::new() }
+    }
+
+    /// Lowers the items of a `file` or `chunk` pair parsed from the source
+    /// text starting at byte `base`.
+    pub fn add(&mut self, pair: Pair<'_, Rule>, base: usize) {
+        lower_items(pair, base, &mut self.module, &mut self.errors);
+    }
+
+    /// The module, or every diagnostic in source order.
+    pub fn finish(self) -> Result<Module, Vec<Diagnostic>> {
+        if self.errors.is_empty() {
+            Ok(self.module)
+        } else {
+            Err(self.errors)
+        }
+    }
+}
+
+fn lower_items(file: Pair<'_, Rule>, base: usize, module: &mut Module, errors: &mut Vec<Diagnostic>) {
+    let span_of = |pair: &Pair<'_, Rule>| span_of(pair, base);
     for pair in file.into_inner() {
         match pair.as_rule() {
             Rule::version => {
@@ -52,23 +83,23 @@ pub fn lower_file(file: Pair<'_, Rule>, source: &str) -> Result<Module, Vec<Diag
                     _ => errors.push(Diagnostic::new(span, ".address_size must be 32 or 64")),
                 }
             }
-            Rule::file_dir => module.items.push(ModuleItem::Raw(raw(&pair, "file", false))),
+            Rule::file_dir => module.items.push(ModuleItem::Raw(raw(&pair, base, "file", false))),
             Rule::module_directive => {
                 let name = pair.as_str().trim_start_matches('.').split(|c: char| !c.is_alphanumeric()).next();
                 let name = name.unwrap_or("").to_string();
-                module.items.push(ModuleItem::Raw(raw(&pair, &name, true)));
+                module.items.push(ModuleItem::Raw(raw(&pair, base, &name, true)));
             }
-            Rule::section => module.items.push(ModuleItem::Raw(lower_section(pair))),
+            Rule::section => module.items.push(ModuleItem::Raw(lower_section(pair, base))),
             Rule::variable_stmt => {
                 let span = span_of(&pair);
                 let var = pair.into_inner().next().expect("variable_stmt wraps a variable");
-                match lower_variable(var) {
+                match lower_variable(var, base) {
                     // The item's span includes the `;`, so verbatim printing covers it.
                     Ok(v) => module.items.push(ModuleItem::Variable(Variable { span, ..v })),
                     Err(e) => errors.push(e),
                 }
             }
-            Rule::function => match lower_function(pair) {
+            Rule::function => match lower_function(pair, base) {
                 Ok(f) => {
                     let id = module.functions.push(f);
                     module.items.push(ModuleItem::Function(id));
@@ -79,22 +110,17 @@ pub fn lower_file(file: Pair<'_, Rule>, source: &str) -> Result<Module, Vec<Diag
             other => errors.push(Diagnostic::new(span_of(&pair), format!("unexpected {other:?}"))),
         }
     }
-    if errors.is_empty() {
-        Ok(module)
-    } else {
-        Err(errors)
-    }
 }
 
 /// A directive kept verbatim: the matched text without a trailing `;`.
-fn raw(pair: &Pair<'_, Rule>, name: &str, semicolon: bool) -> RawDirective {
+fn raw(pair: &Pair<'_, Rule>, base: usize, name: &str, semicolon: bool) -> RawDirective {
     let text = pair.as_str().trim_end();
     let text = if semicolon { text.trim_end_matches(';').trim_end() } else { text };
-    RawDirective { name: name.to_string(), text: text.to_string(), semicolon, span: span_of(pair) }
+    RawDirective { name: name.to_string(), text: text.to_string(), semicolon, span: span_of(pair, base) }
 }
 
-fn lower_section(pair: Pair<'_, Rule>) -> RawDirective {
-    let span = span_of(&pair);
+fn lower_section(pair: Pair<'_, Rule>, base: usize) -> RawDirective {
+    let span = span_of(&pair, base);
     let mut inner = pair.into_inner();
     let name = inner.next().map(|p| p.as_str()).unwrap_or("");
     let mut text = format!(".section\t{name}\n\t{{\n");
@@ -119,10 +145,10 @@ fn lower_section(pair: Pair<'_, Rule>) -> RawDirective {
     RawDirective { name: "section".into(), text, semicolon: false, span }
 }
 
-fn parse_dec_u64(pair: &Pair<'_, Rule>) -> Result<u64, Diagnostic> {
+fn parse_dec_u64(pair: &Pair<'_, Rule>, base: usize) -> Result<u64, Diagnostic> {
     pair.as_str()
         .parse::<u64>()
-        .map_err(|_| Diagnostic::new(span_of(pair), format!("number '{}' is too large", pair.as_str())))
+        .map_err(|_| Diagnostic::new(span_of(pair, base), format!("number '{}' is too large", pair.as_str())))
 }
 
 fn decl_word_of(text: &str) -> DeclWord {
@@ -138,8 +164,8 @@ fn decl_word_of(text: &str) -> DeclWord {
     }
 }
 
-fn lower_variable(pair: Pair<'_, Rule>) -> Result<Variable, Diagnostic> {
-    let span = span_of(&pair);
+fn lower_variable(pair: Pair<'_, Rule>, base: usize) -> Result<Variable, Diagnostic> {
+    let span = span_of(&pair, base);
     let mut var =
         Variable { linkage: Vec::new(), words: Vec::new(), name: String::new(), dims: Vec::new(), init: None, span };
     for part in pair.into_inner() {
@@ -158,7 +184,7 @@ fn lower_variable(pair: Pair<'_, Rule>) -> Result<Variable, Diagnostic> {
             }
             Rule::align => {
                 let n = part.into_inner().next().expect("align has a number");
-                let n = parse_dec_u64(&n)?;
+                let n = parse_dec_u64(&n, base)?;
                 let n = u32::try_from(n).map_err(|_| Diagnostic::new(span, "alignment too large"))?;
                 var.words.push(DeclWord::Align(n));
             }
@@ -170,7 +196,7 @@ fn lower_variable(pair: Pair<'_, Rule>) -> Result<Variable, Diagnostic> {
             Rule::var_name => var.name = part.as_str().to_string(),
             Rule::dim => {
                 let dim = match part.into_inner().next() {
-                    Some(n) => Some(parse_dec_u64(&n)?),
+                    Some(n) => Some(parse_dec_u64(&n, base)?),
                     None => None,
                 };
                 var.dims.push(dim);
@@ -240,18 +266,21 @@ struct LabelScope {
 }
 
 struct FunctionLowering {
+    /// Where the parsed text starts in the source.
+    base: usize,
     func: Function,
     scopes: Vec<Scope>,
     label_scopes: Vec<LabelScope>,
     errors: Vec<Diagnostic>,
 }
 
-fn lower_function(pair: Pair<'_, Rule>) -> Result<Function, Vec<Diagnostic>> {
-    let span = span_of(&pair);
+fn lower_function(pair: Pair<'_, Rule>, base: usize) -> Result<Function, Vec<Diagnostic>> {
+    let span = span_of(&pair, base);
     let mut func = Function::new(FunctionKind::Func, String::new());
     func.span = span;
     func.pristine = true;
     let mut lowering = FunctionLowering {
+        base,
         func,
         scopes: vec![Scope::default()],
         label_scopes: vec![LabelScope::default()],
@@ -272,7 +301,7 @@ fn lower_function(pair: Pair<'_, Rule>) -> Result<Function, Vec<Diagnostic>> {
                 let attr = part;
                 let semicolon = attr.as_str().trim_end().ends_with(';');
                 let name = attr.as_str()[1..].split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
-                let mut directive = raw(&attr, name, semicolon);
+                let mut directive = raw(&attr, base, name, semicolon);
                 directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
                 lowering.func.attributes.push(directive);
             }
@@ -309,6 +338,10 @@ fn split_family_index(text: &str) -> Option<(&str, u32)> {
 pub use ptx_ir::special::is_special_register;
 
 impl FunctionLowering {
+    fn span(&self, pair: &Pair<'_, Rule>) -> Span {
+        span_of(pair, self.base)
+    }
+
     fn error(&mut self, span: Span, message: impl Into<String>) {
         self.errors.push(Diagnostic::new(span, message));
     }
@@ -316,7 +349,7 @@ impl FunctionLowering {
     fn params(&mut self, list: Pair<'_, Rule>) -> Vec<Variable> {
         let mut out = Vec::new();
         for p in list.into_inner() {
-            match lower_variable(p) {
+            match lower_variable(p, self.base) {
                 Ok(v) => {
                     // `.reg` parameters are registers inside the body.
                     if v.space() == Some(StateSpace::Reg) {
@@ -389,7 +422,7 @@ impl FunctionLowering {
                     out.push(Stmt::ScopeClose);
                 }
                 Rule::label => {
-                    let span = span_of(&stmt);
+                    let span = self.span(&stmt);
                     let text = stmt.into_inner().next().expect("label has a name").as_str();
                     let name = self.func.names.intern(text);
                     let id = self.func.labels.push(LabelData { name });
@@ -406,7 +439,7 @@ impl FunctionLowering {
                 }
                 Rule::local_variable => {
                     let var = stmt.into_inner().next().expect("local_variable wraps a variable");
-                    match lower_variable(var) {
+                    match lower_variable(var, self.base) {
                         Ok(v) => out.push(Stmt::Variable(v)),
                         Err(e) => self.errors.push(e),
                     }
@@ -420,7 +453,7 @@ impl FunctionLowering {
                         Rule::branchtargets => ("branchtargets", true),
                         _ => ("calltargets", true),
                     };
-                    let mut directive = raw(&d, name, semicolon);
+                    let mut directive = raw(&d, self.base, name, semicolon);
                     // One line, single spaces: the canonical printer's form.
                     directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
                     out.push(Stmt::Raw(directive));
@@ -443,7 +476,7 @@ impl FunctionLowering {
     }
 
     fn reg_decl(&mut self, pair: Pair<'_, Rule>) -> Option<RegDecl> {
-        let span = span_of(&pair);
+        let span = self.span(&pair);
         let mut align = None;
         let mut vector = None;
         let mut scalar = None;
@@ -462,20 +495,20 @@ impl FunctionLowering {
                     match ScalarType::from_str(text) {
                         Some(t) => scalar = Some(t),
                         None => {
-                            self.error(span_of(&part), format!("unknown register type '.{text}'"));
+                            self.error(self.span(&part), format!("unknown register type '.{text}'"));
                             return None;
                         }
                     }
                 }
                 Rule::reg_item => {
-                    let item_span = span_of(&part);
+                    let item_span = self.span(&part);
                     let mut it = part.into_inner();
                     let name_text = it.next()?.as_str();
                     let count = match it.next() {
                         Some(n) => match n.as_str().parse::<u32>() {
                             Ok(c) if c as usize + declared > MAX_FUNCTION_REGS && c <= MAX_REG_FAMILY => {
                                 self.error(
-                                    span_of(&n),
+                                    self.span(&n),
                                     format!("function declares more than {MAX_FUNCTION_REGS} registers in all"),
                                 );
                                 return None;
@@ -483,7 +516,7 @@ impl FunctionLowering {
                             Ok(c) if c <= MAX_REG_FAMILY => Some(c),
                             _ => {
                                 self.error(
-                                    span_of(&n),
+                                    self.span(&n),
                                     format!("register count '{}' is too large (limit {MAX_REG_FAMILY})", n.as_str()),
                                 );
                                 return None;
@@ -509,7 +542,7 @@ impl FunctionLowering {
     }
 
     fn instruction(&mut self, pair: Pair<'_, Rule>) -> Option<Inst> {
-        let span = span_of(&pair);
+        let span = self.span(&pair);
         let mut guard = None;
         let mut opcode = None;
         let mut modifiers = Vec::new();
@@ -526,7 +559,7 @@ impl FunctionLowering {
                                 reg = self.lookup(g.as_str());
                                 if reg.is_none() {
                                     self.error(
-                                        span_of(&g),
+                                        self.span(&g),
                                         format!("guard '{}' is not a declared predicate register", g.as_str()),
                                     );
                                     return None;
@@ -541,6 +574,7 @@ impl FunctionLowering {
                     opcode = Some(op);
                     modifiers = mods;
                 }
+                Rule::pair_second => self.join_pair(&mut operands, part)?,
                 _ => operands.push(self.operand(part)?),
             }
         }
@@ -600,35 +634,47 @@ impl FunctionLowering {
             Rule::sink => Operand::Sink,
             Rule::reg_or_symbol => self.reg_or_symbol(pair),
             Rule::not_op => Operand::Not(Box::new(self.reg_or_symbol(pair.into_inner().next()?))),
-            Rule::pair => {
-                let mut it = pair.into_inner();
-                let a = self.operand(it.next()?)?;
-                let b = self.operand(it.next()?)?;
-                Operand::Pair(Box::new((a, b)))
-            }
             Rule::vector => {
-                let len = pair.clone().into_inner().count();
+                let inner = pair.clone().into_inner();
+                // Elements: `p|q` is one element, parsed as two pairs.
+                let len = inner.len() - inner.filter(|p| p.as_rule() == Rule::pair_second).count();
                 if len > MAX_VECTOR {
                     self.error(
-                        span_of(&pair),
+                        self.span(&pair),
                         format!("vector operand has {len} elements (limit {MAX_VECTOR})"),
                     );
                     return None;
                 }
-                let ops: Option<Vec<Operand>> = pair.into_inner().map(|p| self.operand(p)).collect();
-                Operand::Vector(ops?.into_boxed_slice())
+                Operand::Vector(self.operand_list(pair)?.into_boxed_slice())
             }
-            Rule::parens => {
-                let ops: Option<Vec<Operand>> = pair.into_inner().map(|p| self.operand(p)).collect();
-                Operand::Parens(ops?.into_boxed_slice())
-            }
+            Rule::parens => Operand::Parens(self.operand_list(pair)?.into_boxed_slice()),
             Rule::immediate => self.immediate(pair)?,
             Rule::address => self.address(pair)?,
             other => {
-                self.error(span_of(&pair), format!("unexpected {other:?} in operand"));
+                self.error(self.span(&pair), format!("unexpected {other:?} in operand"));
                 return None;
             }
         })
+    }
+
+    /// The operands of a `vector` or `parens` pair.
+    fn operand_list(&mut self, pair: Pair<'_, Rule>) -> Option<Vec<Operand>> {
+        let mut ops = Vec::with_capacity(pair.clone().into_inner().len());
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::pair_second => self.join_pair(&mut ops, p)?,
+                _ => ops.push(self.operand(p)?),
+            }
+        }
+        Some(ops)
+    }
+
+    /// `p|q`: the grammar gives `q` as a `pair_second` after the operand `p`.
+    fn join_pair(&mut self, ops: &mut Vec<Operand>, second: Pair<'_, Rule>) -> Option<()> {
+        let b = self.operand(second.into_inner().next()?)?;
+        let a = ops.pop()?;
+        ops.push(Operand::Pair(Box::new((a, b))));
+        Some(())
     }
 
     fn reg_or_symbol(&mut self, pair: Pair<'_, Rule>) -> Operand {
@@ -651,7 +697,7 @@ impl FunctionLowering {
     }
 
     fn immediate(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {
-        let span = span_of(&pair);
+        let span = self.span(&pair);
         let text: String = pair.as_str().split_whitespace().collect();
         let mut negative = false;
         let mut lit = None;
@@ -708,7 +754,7 @@ impl FunctionLowering {
         for part in pair.into_inner() {
             match part.as_rule() {
                 Rule::int_lit if base.is_none() => {
-                    let span = span_of(&part);
+                    let span = self.span(&part);
                     let Some(v) = parse_int(part.as_str()) else {
                         self.error(span, format!("address '{}' does not fit in 64 bits", part.as_str()));
                         return None;
@@ -728,7 +774,7 @@ impl FunctionLowering {
                     });
                 }
                 Rule::addr_offset => {
-                    let span = span_of(&part);
+                    let span = self.span(&part);
                     let part_text = part.as_str();
                     let mut negative = false;
                     let mut value = 0u64;
@@ -751,6 +797,7 @@ impl FunctionLowering {
                     offset = if negative { -v } else { v };
                     explicit_zero = offset == 0;
                 }
+                Rule::pair_second => self.join_pair(&mut rest, part)?,
                 _ => rest.push(self.operand(part)?),
             }
         }

@@ -50,3 +50,28 @@ fn public_corpus_parses_and_printing_is_a_fixpoint() {
     }
     assert!(failures.is_empty(), "{} of {} files failed:\n{}", failures.len(), files.len(), failures.join("\n"));
 }
+
+/// Parsing one group of items at a time (lib.rs, chunks.rs) gives the module
+/// that parsing the whole file in one go gives: same items, same spans, same
+/// canonical text.
+#[test]
+fn parsing_in_pieces_matches_parsing_whole_files() {
+    let mut failures = Vec::new();
+    for path in corpus_files() {
+        let source = std::fs::read_to_string(&path).unwrap();
+        let (Ok(cut), Ok(whole)) = (ptx_parse::parse(&source), ptx_parse::parse_uncut(&source)) else {
+            failures.push(format!("{}: does not parse", path.display()));
+            continue;
+        };
+        let spans = |m: &ptx_ir::Module| -> Vec<(u32, u32)> {
+            m.functions.values().map(|f| (f.span.start, f.span.end)).collect()
+        };
+        if spans(&cut) != spans(&whole)
+            || cut.items.len() != whole.items.len()
+            || ptx_ir::print::print_module_canonical(&cut) != ptx_ir::print::print_module_canonical(&whole)
+        {
+            failures.push(format!("{}: parsed in pieces differs from parsed whole", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
