@@ -195,6 +195,13 @@ pub fn write_function(func: &Function, out: &mut String) {
     out.push_str("{\n");
     let mut depth = 1usize;
     for stmt in body {
+        // `.reg .pred %p<0>;` declares nothing (ptxas accepts it); its item
+        // has no register to take the name from, so it is not printed.
+        if let Stmt::RegDecl(decl) = stmt {
+            if decl.items.iter().all(|item| item.count == Some(0)) {
+                continue;
+            }
+        }
         if matches!(stmt, Stmt::ScopeClose) {
             depth = depth.saturating_sub(1);
         }
@@ -234,7 +241,7 @@ fn write_reg_decl(func: &Function, decl: &RegDecl, out: &mut String) {
         let _ = write!(out, ".align {a} ");
     }
     let _ = write!(out, "{} ", decl.ty);
-    for (i, item) in decl.items.iter().enumerate() {
+    for (i, item) in decl.items.iter().filter(|item| item.count != Some(0)).enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
