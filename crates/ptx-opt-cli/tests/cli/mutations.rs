@@ -2,8 +2,10 @@
 //! (truncations, byte flips, deleted, duplicated and swapped lines, inserted
 //! tokens, huge numbers, NUL bytes, invalid UTF-8) plus a handful of
 //! pathological inputs built in memory (100 000 nested `{`, a megabyte-long
-//! line, a megabyte-long name) go through the real `ptx-opt` binary with
-//! every registered pass and `--verify-each`.
+//! line, a megabyte-long name) and the inputs that once crashed ptx-opt
+//! ([`REGRESSIONS`], found by the fuzz target) go through the real `ptx-opt`
+//! binary with every registered pass and `--verify-each`, every other one
+//! also with `--reformat` (everything printed afresh).
 //!
 //! Why: bad input must be an error, never a crash, a hang or lost output.
 //! Each run must exit with 0 or 1 (never a signal, never 101 from a panic);
