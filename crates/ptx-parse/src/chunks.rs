@@ -17,42 +17,114 @@
 //! no item can continue with a `.`. When a piece does not parse, lib.rs
 //! parses the whole module in one go instead, which gives the same module or
 //! the same diagnostic as without cuts.
+//!
+//! The same pass enforces the limits that keep pest's recursion and the
+//! messages sane (nesting depth, token length), so the source is read once
+//! before the grammar runs.
 
-/// Byte offsets at which the source may be cut, in increasing order (never
-/// 0 or the length of the source).
-pub fn cut_points(source: &str) -> Vec<usize> {
+use crate::{MAX_NESTING, MAX_TOKEN_LEN};
+use ptx_ir::{Diagnostic, Span};
+
+/// One pass over the source before pest sees it: rejects input nested
+/// deeper than [`MAX_NESTING`] (any of `{ ( [`) and names or numbers longer
+/// than [`MAX_TOKEN_LEN`] (outside comments and strings), and returns the
+/// byte offsets at which the source may be cut, in increasing order (never 0
+/// or the length of the source).
+pub fn prescan(source: &str) -> Result<Vec<usize>, Vec<Diagnostic>> {
     let b = source.as_bytes();
     let mut cuts = Vec::new();
+    // Every bracket, for the nesting limit; braces alone, for the cuts.
     let mut depth = 0usize;
+    let mut braces = 0usize;
     let mut i = 0;
     while i < b.len() {
-        match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => i = skip_line(b, i),
-            b'/' if b.get(i + 1) == Some(&b'*') => match block_comment_end(b, i) {
-                Some(end) => i = end,
-                // Unterminated: the grammar rejects it; the scan stops.
+        let c = b[i];
+        match CLASS[c as usize] {
+            TOKEN => {
+                let start = i;
+                while i + 1 < b.len() && CLASS[b[i + 1] as usize] == TOKEN {
+                    i += 1;
+                }
+                if i + 1 - start > MAX_TOKEN_LEN {
+                    let what = if c.is_ascii_digit() { "number" } else { "name" };
+                    let message = format!("{what} is longer than {MAX_TOKEN_LEN} characters");
+                    return Err(vec![Diagnostic::new(Span::new(start, start + 1), message)]);
+                }
+            }
+            SLASH if b.get(i + 1) == Some(&b'/') => i = skip_line(b, i),
+            SLASH if b.get(i + 1) == Some(&b'*') => match block_comment_end(b, i) {
+                // The last byte of the comment; the increment below passes it.
+                Some(end) => i = end - 1,
+                // Unterminated: nothing after it counts (the grammar rejects it).
                 None => break,
             },
-            b'"' => i = string_end(b, i),
-            b'{' => {
-                depth += 1;
+            QUOTE => {
                 i += 1;
-            }
-            b'}' => {
-                i += 1;
-                if depth == 1 {
-                    let next = skip_trivia(b, i);
-                    if next < b.len() && b[next] == b'.' {
-                        cuts.push(i);
+                while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                    if b[i] == b'\\' {
+                        i += 1;
                     }
+                    i += 1;
                 }
-                depth = depth.saturating_sub(1);
             }
-            _ => i += 1,
+            OPEN => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    let message = format!("nesting is deeper than {MAX_NESTING} levels");
+                    return Err(vec![Diagnostic::new(Span::new(i, i + 1), message)]);
+                }
+                if c == b'{' {
+                    braces += 1;
+                }
+            }
+            CLOSE => {
+                depth = depth.saturating_sub(1);
+                if c == b'}' {
+                    if braces == 1 {
+                        let next = skip_trivia(b, i + 1);
+                        if next < b.len() && b[next] == b'.' {
+                            cuts.push(i + 1);
+                        }
+                    }
+                    braces = braces.saturating_sub(1);
+                }
+            }
+            _ => {}
         }
+        i += 1;
     }
-    cuts
+    Ok(cuts)
 }
+
+const PLAIN: u8 = 0;
+/// A byte of a name or number: `[A-Za-z0-9_$%]`.
+const TOKEN: u8 = 1;
+const SLASH: u8 = 2;
+const QUOTE: u8 = 3;
+const OPEN: u8 = 4;
+const CLOSE: u8 = 5;
+
+/// The class of every byte, so the scan tests each byte once.
+static CLASS: [u8; 256] = {
+    let mut t = [PLAIN; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'%' {
+            TOKEN
+        } else {
+            match b {
+                b'/' => SLASH,
+                b'"' => QUOTE,
+                b'{' | b'(' | b'[' => OPEN,
+                b'}' | b')' | b']' => CLOSE,
+                _ => PLAIN,
+            }
+        };
+        c += 1;
+    }
+    t
+};
 
 /// The end of the line comment at `i` (the offset of its newline, or the end).
 fn skip_line(b: &[u8], i: usize) -> usize {
@@ -65,22 +137,16 @@ fn skip_line(b: &[u8], i: usize) -> usize {
 /// The offset after the `*/` of the block comment at `i`, if it is closed.
 fn block_comment_end(b: &[u8], i: usize) -> Option<usize> {
     let body = b.get(i + 2..)?;
-    body.windows(2).position(|w| w == b"*/").map(|n| i + 2 + n + 2)
-}
-
-/// The offset after the string starting at `i` (its closing quote, or the
-/// line end or input end where an unterminated string stops).
-fn string_end(b: &[u8], mut i: usize) -> usize {
-    i += 1;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            b'\n' => return i,
-            _ => i += 1,
+    let mut from = 0;
+    // `*/` ends the comment: look for each `*` with memchr.
+    while let Some(n) = body[from..].iter().position(|&c| c == b'*') {
+        let star = from + n;
+        if body.get(star + 1) == Some(&b'/') {
+            return Some(i + 2 + star + 2);
         }
+        from = star + 1;
     }
-    b.len()
+    None
 }
 
 /// The first offset from `i` that is not whitespace or a complete comment.
@@ -104,7 +170,9 @@ fn skip_trivia(b: &[u8], mut i: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::cut_points;
+    fn cut_points(source: &str) -> Vec<usize> {
+        super::prescan(source).expect("within the limits")
+    }
 
     #[test]
     fn cuts_after_module_level_blocks_followed_by_a_directive() {

@@ -10,7 +10,7 @@
 //! statement boundaries; no grammar) tells which statement was in progress
 //! and which blocks are open.
 
-use crate::{Rule, MAX_NESTING, MAX_TOKEN_LEN};
+use crate::Rule;
 use pest::error::{Error, ErrorVariant, InputLocation};
 use ptx_ir::{Diagnostic, Span};
 
@@ -26,66 +26,6 @@ const DIRECTIVES: &[&str] = &[
 
 /// Directives that end at the end of their line instead of at a `;`.
 const LINE_DIRECTIVES: &[&str] = &[".version", ".target", ".address_size", ".file", ".loc"];
-
-/// Rejects, before pest sees it, input nested deeper than [`MAX_NESTING`]
-/// and names or numbers longer than [`MAX_TOKEN_LEN`] (outside comments and
-/// strings).
-pub fn check_limits(source: &str) -> Result<(), Vec<Diagnostic>> {
-    let bytes = source.as_bytes();
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'{' | b'(' | b'[' => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return Err(vec![Diagnostic::new(
-                        Span::new(i, i + 1),
-                        format!("nesting is deeper than {MAX_NESTING} levels"),
-                    )]);
-                }
-            }
-            b'}' | b')' | b']' => depth = depth.saturating_sub(1),
-            b if is_ident_byte(b) || b == b'%' => {
-                let start = i;
-                while i + 1 < bytes.len() && (is_ident_byte(bytes[i + 1]) || bytes[i + 1] == b'%') {
-                    i += 1;
-                }
-                if i + 1 - start > MAX_TOKEN_LEN {
-                    let what = if b.is_ascii_digit() { "number" } else { "name" };
-                    return Err(vec![Diagnostic::new(
-                        Span::new(start, start + 1),
-                        format!("{what} is longer than {MAX_TOKEN_LEN} characters"),
-                    )]);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    Ok(())
-}
 
 fn is_token_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%' | '.' | ':')

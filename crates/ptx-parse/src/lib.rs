@@ -55,8 +55,7 @@ pub fn parse_shared(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
     if source.len() >= u32::MAX as usize {
         return Err(vec![Diagnostic::new(Span::default(), "input is larger than 4 GiB")]);
     }
-    errors::check_limits(&source)?;
-    let cuts = chunks::cut_points(&source);
+    let cuts = chunks::prescan(&source)?;
     let mut lowering = lower::ModuleLowering::new(source.clone());
     let mut start = 0;
     for (i, end) in cuts.iter().copied().chain([source.len()]).enumerate() {
@@ -74,7 +73,7 @@ pub fn parse_shared(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
 /// be cut: for tests that compare the two.
 #[doc(hidden)]
 pub fn parse_uncut(source: &str) -> Result<Module, Vec<Diagnostic>> {
-    errors::check_limits(source)?;
+    chunks::prescan(source)?;
     parse_whole(Arc::from(source))
 }
 

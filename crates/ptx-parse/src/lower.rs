@@ -5,8 +5,8 @@ use crate::Rule;
 use pest::iterators::Pair;
 use ptx_ir::{
     AddrBase, Address, CmpOp, DeclWord, Diagnostic, FloatImm, Function, FunctionKind, Guard, Inst, InstId, IntImm,
-    LabelData, LabelId, Modifier, Module, ModuleItem, Name, Opcode, Operand, PrmtMode, RawDirective, RegData,
-    RegDecl, RegDeclItem, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, Variable, Word,
+    LabelData, LabelId, Modifier, Module, ModuleItem, Name, Opcode, Operand, PrmtMode, RawDirective, RegData, RegDecl,
+    RegDeclItem, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, Variable, Word,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -265,16 +265,22 @@ struct LabelScope {
     pending: Vec<InstId>,
 }
 
-struct FunctionLowering {
+struct FunctionLowering<'i> {
     /// Where the parsed text starts in the source.
     base: usize,
     func: Function,
     scopes: Vec<Scope>,
     label_scopes: Vec<LabelScope>,
     errors: Vec<Diagnostic>,
+    /// Opcode words already classified (`ld.global.u32`): most instructions
+    /// repeat an opcode seen before in the function.
+    opcodes: FxHashMap<&'i str, (Opcode, Vec<Modifier>)>,
+    /// Register names already resolved in the function's own scope (not in
+    /// nested blocks, whose declarations may shadow them).
+    regs: FxHashMap<&'i str, RegId>,
 }
 
-fn lower_function(pair: Pair<'_, Rule>, base: usize) -> Result<Function, Vec<Diagnostic>> {
+fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec<Diagnostic>> {
     let span = span_of(&pair, base);
     let mut func = Function::new(FunctionKind::Func, String::new());
     func.span = span;
@@ -285,6 +291,8 @@ fn lower_function(pair: Pair<'_, Rule>, base: usize) -> Result<Function, Vec<Dia
         scopes: vec![Scope::default()],
         label_scopes: vec![LabelScope::default()],
         errors: Vec::new(),
+        opcodes: FxHashMap::default(),
+        regs: FxHashMap::default(),
     };
     let mut body_pair = None;
     for part in pair.into_inner() {
@@ -310,7 +318,9 @@ fn lower_function(pair: Pair<'_, Rule>, base: usize) -> Result<Function, Vec<Dia
         }
     }
     if let Some(body) = body_pair {
-        let mut stmts = Vec::new();
+        let count = body.clone().into_inner().len();
+        lowering.func.insts.reserve(count);
+        let mut stmts = Vec::with_capacity(count + 2);
         lowering.statements(body, &mut stmts);
         lowering.close_label_scope();
         lowering.func.body = Some(stmts);
@@ -337,7 +347,7 @@ fn split_family_index(text: &str) -> Option<(&str, u32)> {
 /// Special registers (ISA 10) are listed in the IR, where passes can ask too.
 pub use ptx_ir::special::is_special_register;
 
-impl FunctionLowering {
+impl<'i> FunctionLowering<'i> {
     fn span(&self, pair: &Pair<'_, Rule>) -> Span {
         span_of(pair, self.base)
     }
@@ -346,7 +356,7 @@ impl FunctionLowering {
         self.errors.push(Diagnostic::new(span, message));
     }
 
-    fn params(&mut self, list: Pair<'_, Rule>) -> Vec<Variable> {
+    fn params(&mut self, list: Pair<'i, Rule>) -> Vec<Variable> {
         let mut out = Vec::new();
         for p in list.into_inner() {
             match lower_variable(p, self.base) {
@@ -368,7 +378,6 @@ impl FunctionLowering {
     }
 
     fn declare(&mut self, name: Name, ty: RegType, count: Option<u32>, span: Span) -> RegId {
-        let scope = self.scopes.last_mut().expect("a scope is open");
         let first = match count {
             None => self.func.regs.push(RegData { ty, name, index: None }),
             Some(n) => {
@@ -379,6 +388,11 @@ impl FunctionLowering {
                 first
             }
         };
+        if self.scopes.len() == 1 {
+            // A new name may shadow a family member resolved before.
+            self.regs.clear();
+        }
+        let scope = self.scopes.last_mut().expect("a scope is open");
         let duplicate = match count {
             None => scope.names.insert(name, first).is_some(),
             Some(n) => scope.families.insert(name, (first, n)).is_some(),
@@ -388,6 +402,19 @@ impl FunctionLowering {
             self.error(span, format!("register '{text}' is declared twice in the same scope"));
         }
         first
+    }
+
+    /// [`Self::lookup`], remembered for names of the function's own scope.
+    fn lookup_cached(&mut self, text: &'i str) -> Option<RegId> {
+        if self.scopes.len() > 1 {
+            return self.lookup(text);
+        }
+        if let Some(&reg) = self.regs.get(text) {
+            return Some(reg);
+        }
+        let reg = self.lookup(text)?;
+        self.regs.insert(text, reg);
+        Some(reg)
     }
 
     fn lookup(&self, text: &str) -> Option<RegId> {
@@ -409,7 +436,7 @@ impl FunctionLowering {
         None
     }
 
-    fn statements(&mut self, block: Pair<'_, Rule>, out: &mut Vec<Stmt>) {
+    fn statements(&mut self, block: Pair<'i, Rule>, out: &mut Vec<Stmt>) {
         for stmt in block.into_inner() {
             match stmt.as_rule() {
                 Rule::scope => {
@@ -460,9 +487,10 @@ impl FunctionLowering {
                 }
                 Rule::instruction => {
                     if let Some(inst) = self.instruction(stmt) {
-                        let may_name_label = inst.operands.iter().any(|op| {
-                            matches!(op, Operand::Symbol(_) | Operand::Vector(_) | Operand::Parens(_))
-                        });
+                        let may_name_label = inst
+                            .operands
+                            .iter()
+                            .any(|op| matches!(op, Operand::Symbol(_) | Operand::Vector(_) | Operand::Parens(_)));
                         let id = self.func.insts.push(inst);
                         if may_name_label {
                             self.label_scopes.last_mut().expect("a label scope is open").pending.push(id);
@@ -475,7 +503,7 @@ impl FunctionLowering {
         }
     }
 
-    fn reg_decl(&mut self, pair: Pair<'_, Rule>) -> Option<RegDecl> {
+    fn reg_decl(&mut self, pair: Pair<'i, Rule>) -> Option<RegDecl> {
         let span = self.span(&pair);
         let mut align = None;
         let mut vector = None;
@@ -541,13 +569,14 @@ impl FunctionLowering {
         Some(RegDecl { ty, align, items, span })
     }
 
-    fn instruction(&mut self, pair: Pair<'_, Rule>) -> Option<Inst> {
+    fn instruction(&mut self, pair: Pair<'i, Rule>) -> Option<Inst> {
         let span = self.span(&pair);
         let mut guard = None;
         let mut opcode = None;
         let mut modifiers = Vec::new();
-        let mut operands = Vec::new();
-        for part in pair.into_inner() {
+        let parts = pair.into_inner();
+        let mut operands = Vec::with_capacity(parts.len().saturating_sub(1));
+        for part in parts {
             match part.as_rule() {
                 Rule::guard => {
                     let mut negated = false;
@@ -556,7 +585,7 @@ impl FunctionLowering {
                         match g.as_rule() {
                             Rule::guard_not => negated = true,
                             _ => {
-                                reg = self.lookup(g.as_str());
+                                reg = self.lookup_cached(g.as_str());
                                 if reg.is_none() {
                                     self.error(
                                         self.span(&g),
@@ -570,9 +599,16 @@ impl FunctionLowering {
                     guard = reg.map(|reg| Guard { reg, negated });
                 }
                 Rule::opcode => {
-                    let (op, mods) = self.classify_opcode(part.as_str());
-                    opcode = Some(op);
-                    modifiers = mods;
+                    let text = part.as_str();
+                    if let Some((op, mods)) = self.opcodes.get(text) {
+                        opcode = Some(*op);
+                        modifiers = mods.clone();
+                    } else {
+                        let (op, mods) = self.classify_opcode(text);
+                        self.opcodes.insert(text, (op, mods.clone()));
+                        opcode = Some(op);
+                        modifiers = mods;
+                    }
                 }
                 Rule::pair_second => self.join_pair(&mut operands, part)?,
                 _ => operands.push(self.operand(part)?),
@@ -629,7 +665,7 @@ impl FunctionLowering {
         }
     }
 
-    fn operand(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {
+    fn operand(&mut self, pair: Pair<'i, Rule>) -> Option<Operand> {
         Some(match pair.as_rule() {
             Rule::sink => Operand::Sink,
             Rule::reg_or_symbol => self.reg_or_symbol(pair),
@@ -639,10 +675,7 @@ impl FunctionLowering {
                 // Elements: `p|q` is one element, parsed as two pairs.
                 let len = inner.len() - inner.filter(|p| p.as_rule() == Rule::pair_second).count();
                 if len > MAX_VECTOR {
-                    self.error(
-                        self.span(&pair),
-                        format!("vector operand has {len} elements (limit {MAX_VECTOR})"),
-                    );
+                    self.error(self.span(&pair), format!("vector operand has {len} elements (limit {MAX_VECTOR})"));
                     return None;
                 }
                 Operand::Vector(self.operand_list(pair)?.into_boxed_slice())
@@ -658,7 +691,7 @@ impl FunctionLowering {
     }
 
     /// The operands of a `vector` or `parens` pair.
-    fn operand_list(&mut self, pair: Pair<'_, Rule>) -> Option<Vec<Operand>> {
+    fn operand_list(&mut self, pair: Pair<'i, Rule>) -> Option<Vec<Operand>> {
         let mut ops = Vec::with_capacity(pair.clone().into_inner().len());
         for p in pair.into_inner() {
             match p.as_rule() {
@@ -670,19 +703,19 @@ impl FunctionLowering {
     }
 
     /// `p|q`: the grammar gives `q` as a `pair_second` after the operand `p`.
-    fn join_pair(&mut self, ops: &mut Vec<Operand>, second: Pair<'_, Rule>) -> Option<()> {
+    fn join_pair(&mut self, ops: &mut Vec<Operand>, second: Pair<'i, Rule>) -> Option<()> {
         let b = self.operand(second.into_inner().next()?)?;
         let a = ops.pop()?;
         ops.push(Operand::Pair(Box::new((a, b))));
         Some(())
     }
 
-    fn reg_or_symbol(&mut self, pair: Pair<'_, Rule>) -> Operand {
+    fn reg_or_symbol(&mut self, pair: Pair<'i, Rule>) -> Operand {
         let full = pair.as_str();
         let mut it = pair.into_inner();
         let ident = it.next().map(|p| p.as_str()).unwrap_or(full);
         let component = it.next().map(|p| p.as_str());
-        if let Some(reg) = self.lookup(ident) {
+        if let Some(reg) = self.lookup_cached(ident) {
             return match component {
                 Some(c) => Operand::RegComponent(reg, c.chars().nth(1).unwrap_or('x')),
                 None => Operand::Reg(reg),
@@ -696,9 +729,15 @@ impl FunctionLowering {
         }
     }
 
-    fn immediate(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {
+    fn immediate(&mut self, pair: Pair<'i, Rule>) -> Option<Operand> {
         let span = self.span(&pair);
-        let text: String = pair.as_str().split_whitespace().collect();
+        let raw = pair.as_str();
+        // The spelling without whitespace (`- 1` is kept as `-1`).
+        let name = if raw.contains(char::is_whitespace) {
+            self.func.names.intern(&raw.split_whitespace().collect::<String>())
+        } else {
+            self.func.names.intern(raw)
+        };
         let mut negative = false;
         let mut lit = None;
         for p in pair.into_inner() {
@@ -708,7 +747,6 @@ impl FunctionLowering {
             }
         }
         let lit = lit?;
-        let name = self.func.names.intern(&text);
         match lit.as_rule() {
             Rule::int_lit => {
                 let value = match parse_int(lit.as_str()) {
@@ -726,7 +764,11 @@ impl FunctionLowering {
                 let bits = u64::from_str_radix(&s[2..], 16).ok()?;
                 let single = matches!(&s[1..2], "f" | "F");
                 let bits = if negative {
-                    if single { bits ^ 0x8000_0000 } else { bits ^ (1 << 63) }
+                    if single {
+                        bits ^ 0x8000_0000
+                    } else {
+                        bits ^ (1 << 63)
+                    }
                 } else {
                     bits
                 };
@@ -746,7 +788,7 @@ impl FunctionLowering {
         }
     }
 
-    fn address(&mut self, pair: Pair<'_, Rule>) -> Option<Operand> {
+    fn address(&mut self, pair: Pair<'i, Rule>) -> Option<Operand> {
         let mut base = None;
         let mut offset = 0i64;
         let mut explicit_zero = false;
