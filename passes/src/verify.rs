@@ -311,7 +311,7 @@ impl<'f> Verifier<'f> {
     fn is_variable(&self, name: &str) -> bool {
         let params = self.func.params.iter().flatten().chain(self.func.returns.iter().flatten());
         let locals = self.func.body.iter().flatten().filter_map(|s| match s {
-            Stmt::Variable(v) => Some(v),
+            Stmt::Variable(v) => Some(&**v),
             _ => None,
         });
         params.chain(locals).any(|v| v.name == name) || self.module_names.iter().any(|n| n == name)

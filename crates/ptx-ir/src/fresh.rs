@@ -58,12 +58,12 @@ impl FreshRegs {
         let Some(body) = &mut func.body else { return };
         let at = body.iter().position(|s| !matches!(s, Stmt::RegDecl(_))).unwrap_or(body.len());
         let decls = self.by_type.into_iter().map(|(ty, (_, regs))| {
-            Stmt::RegDecl(RegDecl {
+            Stmt::RegDecl(Box::new(RegDecl {
                 ty: RegType::scalar(ty),
                 align: None,
                 items: regs.into_iter().map(|first| RegDeclItem { first, count: None }).collect(),
                 span: Span::default(),
-            })
+            }))
         });
         body.splice(at..at, decls);
         func.mark_changed();

@@ -182,6 +182,10 @@ pub struct RegDecl {
 
 /// A statement of a function body. The body is a flat list; nested `{ }`
 /// scopes are kept as open/close markers, which matters only for names.
+///
+/// Most statements are instructions, so the rarer, bigger statements are
+/// boxed: a `Stmt` is 16 bytes instead of 128 (the body of a large module
+/// holds millions of them).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// An instruction.
@@ -189,11 +193,11 @@ pub enum Stmt {
     /// `label:`
     Label(LabelId),
     /// `.reg ...;`
-    RegDecl(RegDecl),
+    RegDecl(Box<RegDecl>),
     /// `.local`, `.shared`, `.param` ... variables declared in the body.
-    Variable(Variable),
+    Variable(Box<Variable>),
     /// A directive kept verbatim (`.loc`, `.pragma`, `.callprototype`, ...).
-    Raw(RawDirective),
+    Raw(Box<RawDirective>),
     /// `{`
     ScopeOpen,
     /// `}`

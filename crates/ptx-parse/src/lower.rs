@@ -461,13 +461,13 @@ impl<'i> FunctionLowering<'i> {
                 }
                 Rule::reg_decl => {
                     if let Some(decl) = self.reg_decl(stmt) {
-                        out.push(Stmt::RegDecl(decl));
+                        out.push(Stmt::RegDecl(Box::new(decl)));
                     }
                 }
                 Rule::local_variable => {
                     let var = stmt.into_inner().next().expect("local_variable wraps a variable");
                     match lower_variable(var, self.base) {
-                        Ok(v) => out.push(Stmt::Variable(v)),
+                        Ok(v) => out.push(Stmt::Variable(Box::new(v))),
                         Err(e) => self.errors.push(e),
                     }
                 }
@@ -483,7 +483,7 @@ impl<'i> FunctionLowering<'i> {
                     let mut directive = raw(&d, self.base, name, semicolon);
                     // One line, single spaces: the canonical printer's form.
                     directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
-                    out.push(Stmt::Raw(directive));
+                    out.push(Stmt::Raw(Box::new(directive)));
                 }
                 Rule::instruction => {
                     if let Some(inst) = self.instruction(stmt) {
