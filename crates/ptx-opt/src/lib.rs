@@ -270,7 +270,19 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
 pub const MAX_THREADS: usize = 256;
 
 /// Parses, runs the passes, prints.
+///
+/// With no pass (and no `reformat`) the output is the input, byte for byte
+/// (an unchanged module prints as its source), so the input is only
+/// checked ([`ptx_parse::validate`]: the same diagnostics as [`parse`]) and
+/// no module is kept: a build step or a JIT that runs ptx-opt with nothing
+/// to do pays for the check alone, in memory bounded by the largest function.
 pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
+    if options.passes.is_empty() && !options.reformat {
+        ptx_parse::validate(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
+        // No pass to run; this still checks the options (`threads`) as a run does.
+        let run = run_passes(&mut Module::default(), options)?;
+        return Ok(Output { ptx: source.to_string(), run });
+    }
     let mut module = parse(source)?;
     let run = run_passes(&mut module, options)?;
     if options.reformat {

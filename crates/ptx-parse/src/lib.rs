@@ -55,14 +55,35 @@ pub fn parse_shared(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
     if source.len() >= u32::MAX as usize {
         return Err(vec![Diagnostic::new(Span::default(), "input is larger than 4 GiB")]);
     }
-    let cuts = chunks::prescan(&source)?;
-    let mut lowering = lower::ModuleLowering::new(source.clone());
+    let lowering = lower::ModuleLowering::new(source.clone());
+    parse_pieces(&source, lowering, || lower::ModuleLowering::new(source.clone()))
+}
+
+/// Checks `source` exactly as [`parse`] does (the same diagnostics) without
+/// building the module: each function is dropped once checked, so memory
+/// stays bounded by the largest function. An unchanged module prints as its
+/// source, so this is all that parsing and printing with no pass needs.
+pub fn validate(source: &str) -> Result<(), Vec<Diagnostic>> {
+    if source.len() >= u32::MAX as usize {
+        return Err(vec![Diagnostic::new(Span::default(), "input is larger than 4 GiB")]);
+    }
+    parse_pieces(source, lower::ModuleLowering::validation(), lower::ModuleLowering::validation).map(drop)
+}
+
+/// Parses and lowers `source` one group of items at a time into `lowering`;
+/// if a group does not parse, parses the whole source into `whole()` instead.
+fn parse_pieces(
+    source: &str,
+    mut lowering: lower::ModuleLowering,
+    whole: impl FnOnce() -> lower::ModuleLowering,
+) -> Result<Module, Vec<Diagnostic>> {
+    let cuts = chunks::prescan(source)?;
     let mut start = 0;
     for (i, end) in cuts.iter().copied().chain([source.len()]).enumerate() {
         let rule = if i == 0 { Rule::file } else { Rule::chunk };
         match PtxParser::parse(rule, &source[start..end]).ok().and_then(|mut pairs| pairs.next()) {
             Some(pair) => lowering.add(pair, start),
-            None => return parse_whole(source),
+            None => return parse_whole(source, whole()),
         }
         start = end;
     }
@@ -74,17 +95,17 @@ pub fn parse_shared(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
 #[doc(hidden)]
 pub fn parse_uncut(source: &str) -> Result<Module, Vec<Diagnostic>> {
     chunks::prescan(source)?;
-    parse_whole(Arc::from(source))
+    let source: Arc<str> = Arc::from(source);
+    parse_whole(&source, lower::ModuleLowering::new(source.clone()))
 }
 
 /// Parses the module in one piece: the reference for diagnostics, and the
 /// way for input whose pieces do not parse on their own.
-fn parse_whole(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
-    let file = match PtxParser::parse(Rule::file, &source) {
+fn parse_whole(source: &str, mut lowering: lower::ModuleLowering) -> Result<Module, Vec<Diagnostic>> {
+    let file = match PtxParser::parse(Rule::file, source) {
         Ok(mut pairs) => pairs.next(),
-        Err(e) => return Err(vec![errors::describe(&source, &e)]),
+        Err(e) => return Err(vec![errors::describe(source, &e)]),
     };
-    let mut lowering = lower::ModuleLowering::new(source.clone());
     match file {
         Some(file) => lowering.add(file, 0),
         None => return Err(vec![Diagnostic::new(Span::default(), "the grammar produced no module")]),

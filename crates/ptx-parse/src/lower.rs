@@ -36,18 +36,31 @@ fn span_of(pair: &Pair<'_, Rule>, base: usize) -> Span {
 pub struct ModuleLowering {
     module: Module,
     errors: Vec<Diagnostic>,
+    /// False to check functions and drop them at once (validation only).
+    keep_functions: bool,
 }
 
 impl ModuleLowering {
     /// Starts a module that keeps `source` for verbatim printing.
     pub fn new(source: Arc<str>) -> ModuleLowering {
-        ModuleLowering { module: Module { source: Some(source), ..Module::default() }, errors: Vec::new() }
+        ModuleLowering {
+            module: Module { source: Some(source), ..Module::default() },
+            errors: Vec::new(),
+            keep_functions: true,
+        }
+    }
+
+    /// Starts a validation: every check of [`ModuleLowering::new`], but each
+    /// function is dropped as soon as it is lowered, so memory stays bounded
+    /// by the largest function.
+    pub fn validation() -> ModuleLowering {
+        ModuleLowering { module: Module::default(), errors: Vec::new(), keep_functions: false }
     }
 
     /// Lowers the items of a `file` or `chunk` pair parsed from the source
     /// text starting at byte `base`.
     pub fn add(&mut self, pair: Pair<'_, Rule>, base: usize) {
-        lower_items(pair, base, &mut self.module, &mut self.errors);
+        lower_items(pair, base, self.keep_functions, &mut self.module, &mut self.errors);
     }
 
     /// The module, or every diagnostic in source order.
@@ -60,7 +73,7 @@ impl ModuleLowering {
     }
 }
 
-fn lower_items(file: Pair<'_, Rule>, base: usize, module: &mut Module, errors: &mut Vec<Diagnostic>) {
+fn lower_items(file: Pair<'_, Rule>, base: usize, keep: bool, module: &mut Module, errors: &mut Vec<Diagnostic>) {
     let span_of = |pair: &Pair<'_, Rule>| span_of(pair, base);
     for pair in file.into_inner() {
         match pair.as_rule() {
@@ -100,6 +113,7 @@ fn lower_items(file: Pair<'_, Rule>, base: usize, module: &mut Module, errors: &
                 }
             }
             Rule::function => match lower_function(pair, base) {
+                Ok(_) if !keep => {}
                 Ok(f) => {
                     let id = module.functions.push(f);
                     module.items.push(ModuleItem::Function(id));
@@ -251,8 +265,28 @@ fn normalize_initializer(text: &str) -> String {
 
 #[derive(Default)]
 struct Scope {
-    names: FxHashMap<Name, RegId>,
-    families: FxHashMap<Name, (RegId, u32)>,
+    /// Registers declared by name, by their text.
+    names: FxHashMap<Box<str>, RegId>,
+    /// `%r<N>` families, by their prefix: the first register and N.
+    families: FxHashMap<Box<str>, (RegId, u32)>,
+}
+
+impl Scope {
+    /// The register `text` names in this scope; `family` is `text` split
+    /// into a family prefix and index, if it ends in digits.
+    fn find(&self, text: &str, family: Option<(&str, u32)>) -> Option<RegId> {
+        // Compilers declare families; most scopes have no single names.
+        if !self.names.is_empty() {
+            if let Some(&r) = self.names.get(text) {
+                return Some(r);
+            }
+        }
+        let (prefix, i) = family?;
+        match self.families.get(prefix) {
+            Some(&(first, count)) if i < count => Some(RegId::from_u32(first.as_u32() + i)),
+            _ => None,
+        }
+    }
 }
 
 /// Labels are scoped like registers: a label defined in a nested `{ }` block
@@ -275,9 +309,6 @@ struct FunctionLowering<'i> {
     /// Opcode words already classified (`ld.global.u32`): most instructions
     /// repeat an opcode seen before in the function.
     opcodes: FxHashMap<&'i str, (Opcode, Vec<Modifier>)>,
-    /// Register names already resolved in the function's own scope (not in
-    /// nested blocks, whose declarations may shadow them).
-    regs: FxHashMap<&'i str, RegId>,
 }
 
 fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec<Diagnostic>> {
@@ -292,7 +323,6 @@ fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec
         label_scopes: vec![LabelScope::default()],
         errors: Vec::new(),
         opcodes: FxHashMap::default(),
-        regs: FxHashMap::default(),
     };
     let mut body_pair = None;
     for part in pair.into_inner() {
@@ -332,16 +362,23 @@ fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec
     }
 }
 
+/// `%r12` → (`%r`, 12): a name that ends in digits (not all digits, no
+/// leading zero, at most `u32::MAX`) as a family prefix and index.
 fn split_family_index(text: &str) -> Option<(&str, u32)> {
-    let digits = text.bytes().rev().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 || digits == text.len() {
+    let b = text.as_bytes();
+    let mut start = b.len();
+    while start > 0 && b[start - 1].is_ascii_digit() {
+        start -= 1;
+    }
+    let digits = &b[start..];
+    if digits.is_empty() || start == 0 || (digits.len() > 1 && digits[0] == b'0') {
         return None;
     }
-    let (prefix, index) = text.split_at(text.len() - digits);
-    if index.len() > 1 && index.starts_with('0') {
-        return None;
+    let mut index = 0u32;
+    for &d in digits {
+        index = index.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
     }
-    Some((prefix, index.parse().ok()?))
+    Some((&text[..start], index))
 }
 
 /// Special registers (ISA 10) are listed in the IR, where passes can ask too.
@@ -388,14 +425,11 @@ impl<'i> FunctionLowering<'i> {
                 first
             }
         };
-        if self.scopes.len() == 1 {
-            // A new name may shadow a family member resolved before.
-            self.regs.clear();
-        }
+        let text: Box<str> = self.func.names.get(name).into();
         let scope = self.scopes.last_mut().expect("a scope is open");
         let duplicate = match count {
-            None => scope.names.insert(name, first).is_some(),
-            Some(n) => scope.families.insert(name, (first, n)).is_some(),
+            None => scope.names.insert(text, first).is_some(),
+            Some(n) => scope.families.insert(text, (first, n)).is_some(),
         };
         if duplicate {
             let text = self.func.names.get(name).to_string();
@@ -404,36 +438,10 @@ impl<'i> FunctionLowering<'i> {
         first
     }
 
-    /// [`Self::lookup`], remembered for names of the function's own scope.
-    fn lookup_cached(&mut self, text: &'i str) -> Option<RegId> {
-        if self.scopes.len() > 1 {
-            return self.lookup(text);
-        }
-        if let Some(&reg) = self.regs.get(text) {
-            return Some(reg);
-        }
-        let reg = self.lookup(text)?;
-        self.regs.insert(text, reg);
-        Some(reg)
-    }
-
+    /// The register `text` names, innermost scope first.
     fn lookup(&self, text: &str) -> Option<RegId> {
         let family = split_family_index(text);
-        let exact = self.func.names.find(text);
-        let prefix = family.and_then(|(p, i)| self.func.names.find(p).map(|n| (n, i)));
-        for scope in self.scopes.iter().rev() {
-            if let Some(r) = exact.and_then(|n| scope.names.get(&n)) {
-                return Some(*r);
-            }
-            if let Some((p, i)) = prefix {
-                if let Some(&(first, count)) = scope.families.get(&p) {
-                    if i < count {
-                        return Some(RegId::from_u32(first.as_u32() + i));
-                    }
-                }
-            }
-        }
-        None
+        self.scopes.iter().rev().find_map(|s| s.find(text, family))
     }
 
     fn statements(&mut self, block: Pair<'i, Rule>, out: &mut Vec<Stmt>) {
@@ -585,7 +593,7 @@ impl<'i> FunctionLowering<'i> {
                         match g.as_rule() {
                             Rule::guard_not => negated = true,
                             _ => {
-                                reg = self.lookup_cached(g.as_str());
+                                reg = self.lookup(g.as_str());
                                 if reg.is_none() {
                                     self.error(
                                         self.span(&g),
@@ -711,11 +719,14 @@ impl<'i> FunctionLowering<'i> {
     }
 
     fn reg_or_symbol(&mut self, pair: Pair<'i, Rule>) -> Operand {
+        // A name (no `.` in it) and an optional component `.x`: split the
+        // text instead of walking the inner pairs.
         let full = pair.as_str();
-        let mut it = pair.into_inner();
-        let ident = it.next().map(|p| p.as_str()).unwrap_or(full);
-        let component = it.next().map(|p| p.as_str());
-        if let Some(reg) = self.lookup_cached(ident) {
+        let (ident, component) = match full.find('.') {
+            Some(dot) => (&full[..dot], Some(&full[dot..])),
+            None => (full, None),
+        };
+        if let Some(reg) = self.lookup(ident) {
             return match component {
                 Some(c) => Operand::RegComponent(reg, c.chars().nth(1).unwrap_or('x')),
                 None => Operand::Reg(reg),
