@@ -43,7 +43,13 @@ fn stages(c: &mut Criterion) {
                 Stage::PrintCanonical => {
                     group.bench_function(&name, |b| b.iter(|| ptx_ir::print::print_module_canonical(&module)))
                 }
-                Stage::ParsePrint => group.bench_function(&name, |b| b.iter(|| ptx_opt::print(&parse_ok(&source)))),
+                Stage::ParsePrint => {
+                    let options = ptx_opt::Options::default();
+                    group.bench_function(&name, |b| b.iter(|| ptx_opt::optimize(&source, &options)))
+                }
+                Stage::ParsePrintModule => {
+                    group.bench_function(&name, |b| b.iter(|| ptx_opt::print(&parse_ok(&source))))
+                }
                 Stage::Analyses => group.bench_function(&name, |b| b.iter(|| ptx_bench::run_analyses(&module))),
                 Stage::Pass(pass) => {
                     let options = ptx_bench::one_thread(ptx_opt::Options::with_passes([pass.as_str()]));

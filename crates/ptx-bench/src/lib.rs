@@ -71,8 +71,12 @@ pub enum Stage {
     Print,
     /// The canonical printer (`--reformat`): every function printed from the IR.
     PrintCanonical,
-    /// Parse and print with no pass: what `ptx-opt FILE` costs.
+    /// `ptx_opt::optimize` with no pass: what `ptx-opt FILE` costs (the input
+    /// is checked as `parse` checks it; no module is kept, the output is the
+    /// input).
     ParsePrint,
+    /// `ptx_opt::parse` then `ptx_opt::print`, keeping the whole module.
+    ParsePrintModule,
     /// `ptx_analysis::FunctionAnalyses` (CFG, dominators, reaching
     /// definitions and def-use) of every function.
     Analyses,
@@ -85,7 +89,14 @@ pub enum Stage {
 impl Stage {
     /// Every stage, the passes of the registry included.
     pub fn all() -> Vec<Stage> {
-        let mut stages = vec![Stage::Parse, Stage::Print, Stage::PrintCanonical, Stage::ParsePrint, Stage::Analyses];
+        let mut stages = vec![
+            Stage::Parse,
+            Stage::Print,
+            Stage::PrintCanonical,
+            Stage::ParsePrint,
+            Stage::ParsePrintModule,
+            Stage::Analyses,
+        ];
         stages.extend(ptx_opt::passes().into_iter().map(|p| Stage::Pass(p.name.to_string())));
         stages.push(Stage::O2);
         stages
@@ -98,6 +109,7 @@ impl Stage {
             Stage::Print => "print".into(),
             Stage::PrintCanonical => "print-canonical".into(),
             Stage::ParsePrint => "parse+print".into(),
+            Stage::ParsePrintModule => "parse+print-module".into(),
             Stage::Analyses => "analyses".into(),
             Stage::Pass(p) => format!("pass:{p}"),
             Stage::O2 => "-O2".into(),
@@ -111,6 +123,7 @@ impl Stage {
             "print" => Stage::Print,
             "print-canonical" => Stage::PrintCanonical,
             "parse+print" => Stage::ParsePrint,
+            "parse+print-module" => Stage::ParsePrintModule,
             "analyses" => Stage::Analyses,
             "-O2" => Stage::O2,
             other => Stage::Pass(other.strip_prefix("pass:")?.to_string()),
@@ -153,10 +166,13 @@ pub fn run_stage(stage: &Stage, source: &str, parsed: &mut Option<Module>) -> Du
     if needs_module && parsed.is_none() {
         *parsed = Some(parse_ok(source));
     }
+    if !needs_module {
+        // Freeing the previous run's module is not this run's work.
+        *parsed = None;
+    }
     let start = Instant::now();
     match stage {
         Stage::Parse => {
-            *parsed = None;
             let m = parse_ok(source);
             let elapsed = start.elapsed();
             *parsed = Some(m);
@@ -168,8 +184,13 @@ pub fn run_stage(stage: &Stage, source: &str, parsed: &mut Option<Module>) -> Du
         Stage::PrintCanonical => {
             std::hint::black_box(ptx_ir::print::print_module_canonical(parsed.as_ref().expect("parsed above")));
         }
-        Stage::ParsePrint => {
-            *parsed = None;
+        Stage::ParsePrint => match ptx_opt::optimize(source, &ptx_opt::Options::default()) {
+            Ok(out) => {
+                std::hint::black_box(out.ptx);
+            }
+            Err(e) => panic!("benchmark input does not parse: {e}"),
+        },
+        Stage::ParsePrintModule => {
             let m = parse_ok(source);
             std::hint::black_box(ptx_opt::print(&m));
         }
@@ -186,15 +207,12 @@ pub fn run_stage(stage: &Stage, source: &str, parsed: &mut Option<Module>) -> Du
             }
             return elapsed;
         }
-        Stage::O2 => {
-            *parsed = None;
-            match ptx_opt::optimize(source, &one_thread(ptx_opt::Options::with_level(2))) {
-                Ok(out) => {
-                    std::hint::black_box(out.ptx);
-                }
-                Err(e) => panic!("-O2 failed: {e}"),
+        Stage::O2 => match ptx_opt::optimize(source, &one_thread(ptx_opt::Options::with_level(2))) {
+            Ok(out) => {
+                std::hint::black_box(out.ptx);
             }
-        }
+            Err(e) => panic!("-O2 failed: {e}"),
+        },
     }
     start.elapsed()
 }
