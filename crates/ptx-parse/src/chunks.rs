@@ -25,14 +25,25 @@
 use crate::{MAX_NESTING, MAX_TOKEN_LEN};
 use ptx_ir::{Diagnostic, Span};
 
+/// What the scan found.
+pub struct Prescan {
+    /// The byte offsets at which the source may be cut, in increasing order
+    /// (never 0 or the length of the source).
+    pub cuts: Vec<usize>,
+    /// The offset of every `{` opened at module level (a function body, a
+    /// debug section, an initializer), in increasing order: the body scanner
+    /// reads the body that opens at the last one of a group.
+    pub block_opens: Vec<usize>,
+}
+
 /// One pass over the source before pest sees it: rejects input nested
 /// deeper than [`MAX_NESTING`] (any of `{ ( [`) and names or numbers longer
-/// than [`MAX_TOKEN_LEN`] (outside comments and strings), and returns the
-/// byte offsets at which the source may be cut, in increasing order (never 0
-/// or the length of the source).
-pub fn prescan(source: &str) -> Result<Vec<usize>, Vec<Diagnostic>> {
+/// than [`MAX_TOKEN_LEN`] (outside comments and strings), and finds where
+/// the source may be cut and where module-level blocks open.
+pub fn prescan(source: &str) -> Result<Prescan, Vec<Diagnostic>> {
     let b = source.as_bytes();
     let mut cuts = Vec::new();
+    let mut block_opens = Vec::new();
     // Every bracket, for the nesting limit; braces alone, for the cuts.
     let mut depth = 0usize;
     let mut braces = 0usize;
@@ -74,6 +85,9 @@ pub fn prescan(source: &str) -> Result<Vec<usize>, Vec<Diagnostic>> {
                     return Err(vec![Diagnostic::new(Span::new(i, i + 1), message)]);
                 }
                 if c == b'{' {
+                    if braces == 0 {
+                        block_opens.push(i);
+                    }
                     braces += 1;
                 }
             }
@@ -93,7 +107,7 @@ pub fn prescan(source: &str) -> Result<Vec<usize>, Vec<Diagnostic>> {
         }
         i += 1;
     }
-    Ok(cuts)
+    Ok(Prescan { cuts, block_opens })
 }
 
 const PLAIN: u8 = 0;
@@ -171,7 +185,7 @@ fn skip_trivia(b: &[u8], mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     fn cut_points(source: &str) -> Vec<usize> {
-        super::prescan(source).expect("within the limits")
+        super::prescan(source).expect("within the limits").cuts
     }
 
     #[test]

@@ -5,7 +5,10 @@
 //!
 //! A module is parsed one group of top-level items at a time (see
 //! `chunks.rs`), each group lowered as soon as it is parsed, so pest's token
-//! queue never holds more than about one function. If a group does not
+//! queue never holds more than about one function. The body of a group's
+//! last function is read by a hand-written scanner that hands the statements
+//! it does not know to the grammar one at a time (`lower/body_scan.rs`);
+//! when it cannot finish, the grammar parses the group. If a group does not
 //! parse, the whole module is parsed in one go: diagnostics come from that
 //! parse, exactly as if the module had never been cut.
 
@@ -17,7 +20,7 @@ mod chunks;
 mod errors;
 mod lower;
 
-pub use lower::{is_special_register, parse_int, MAX_FUNCTION_REGS, MAX_REG_FAMILY, MAX_VECTOR};
+pub use lower::{is_special_register, parse_int, ScanCoverage, MAX_FUNCTION_REGS, MAX_REG_FAMILY, MAX_VECTOR};
 use pest::Parser;
 use ptx_ir::{Diagnostic, Module, Span};
 use std::sync::Arc;
@@ -56,7 +59,42 @@ pub fn parse_shared(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
         return Err(vec![Diagnostic::new(Span::default(), "input is larger than 4 GiB")]);
     }
     let lowering = lower::ModuleLowering::new(source.clone());
-    parse_pieces(&source, lowering, || lower::ModuleLowering::new(source.clone()))
+    parse_pieces(&source, lowering, || lower::ModuleLowering::new(source.clone()), Bodies::Scanned)
+}
+
+/// Parses a module with the grammar alone, without the body scanner: the
+/// reference that tests compare [`parse`] with.
+#[doc(hidden)]
+pub fn parse_reference(source: &str) -> Result<Module, Vec<Diagnostic>> {
+    let source: Arc<str> = Arc::from(source);
+    let lowering = lower::ModuleLowering::new(source.clone());
+    parse_pieces(&source, lowering, || lower::ModuleLowering::new(source.clone()), Bodies::Grammar)
+}
+
+/// How much of `source` the body scanner reads (statements scanned and
+/// handed to the grammar, groups parsed by the grammar whole), for tests and
+/// benchmarks; None when `source` does not parse.
+#[doc(hidden)]
+pub fn scan_coverage(source: &str) -> Option<ScanCoverage> {
+    let mut coverage = None;
+    parse_pieces_with(
+        source,
+        lower::ModuleLowering::validation(),
+        lower::ModuleLowering::validation,
+        Bodies::Scanned,
+        |l| coverage = Some(l.coverage()),
+    )
+    .ok()?;
+    coverage
+}
+
+/// Who reads function bodies.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bodies {
+    /// The body scanner, with the grammar for what it declines.
+    Scanned,
+    /// The grammar alone.
+    Grammar,
 }
 
 /// Checks `source` exactly as [`parse`] does (the same diagnostics) without
@@ -67,26 +105,56 @@ pub fn validate(source: &str) -> Result<(), Vec<Diagnostic>> {
     if source.len() >= u32::MAX as usize {
         return Err(vec![Diagnostic::new(Span::default(), "input is larger than 4 GiB")]);
     }
-    parse_pieces(source, lower::ModuleLowering::validation(), lower::ModuleLowering::validation).map(drop)
+    parse_pieces(source, lower::ModuleLowering::validation(), lower::ModuleLowering::validation, Bodies::Scanned)
+        .map(drop)
 }
 
 /// Parses and lowers `source` one group of items at a time into `lowering`;
 /// if a group does not parse, parses the whole source into `whole()` instead.
 fn parse_pieces(
     source: &str,
+    lowering: lower::ModuleLowering,
+    whole: impl FnOnce() -> lower::ModuleLowering,
+    bodies: Bodies,
+) -> Result<Module, Vec<Diagnostic>> {
+    parse_pieces_with(source, lowering, whole, bodies, |_| {})
+}
+
+/// [`parse_pieces`], showing the lowering to `inspect` before it finishes.
+fn parse_pieces_with(
+    source: &str,
     mut lowering: lower::ModuleLowering,
     whole: impl FnOnce() -> lower::ModuleLowering,
+    bodies: Bodies,
+    inspect: impl FnOnce(&lower::ModuleLowering),
 ) -> Result<Module, Vec<Diagnostic>> {
-    let cuts = chunks::prescan(source)?;
+    let scan = chunks::prescan(source)?;
+    let mut block_opens = scan.block_opens.iter().copied().peekable();
     let mut start = 0;
-    for (i, end) in cuts.iter().copied().chain([source.len()]).enumerate() {
-        let rule = if i == 0 { Rule::file } else { Rule::chunk };
-        match PtxParser::parse(rule, &source[start..end]).ok().and_then(|mut pairs| pairs.next()) {
-            Some(pair) => lowering.add(pair, start),
-            None => return parse_whole(source, whole()),
+    for (i, end) in scan.cuts.iter().copied().chain([source.len()]).enumerate() {
+        let group = &source[start..end];
+        let mut last_open = None;
+        while let Some(open) = block_opens.next_if(|&open| open < end) {
+            last_open = Some(open);
+        }
+        let scanned = bodies == Bodies::Scanned
+            && last_open.is_some_and(|open| {
+                let rule = if i == 0 { Rule::file_head } else { Rule::chunk_head };
+                match PtxParser::parse(rule, &source[start..open]).ok().and_then(|mut pairs| pairs.next()) {
+                    Some(head) => lowering.add_scanned(head, start, group, open - start),
+                    None => false,
+                }
+            });
+        if !scanned {
+            let rule = if i == 0 { Rule::file } else { Rule::chunk };
+            match PtxParser::parse(rule, group).ok().and_then(|mut pairs| pairs.next()) {
+                Some(pair) => lowering.add(pair, start),
+                None => return parse_whole(source, whole()),
+            }
         }
         start = end;
     }
+    inspect(&lowering);
     lowering.finish()
 }
 

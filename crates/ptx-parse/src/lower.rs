@@ -11,6 +11,8 @@ use ptx_ir::{
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
+mod body_scan;
+
 /// The largest `%r<N>` family accepted: far above what compilers emit, low
 /// enough that a typo cannot exhaust memory.
 pub const MAX_REG_FAMILY: u32 = 1 << 20;
@@ -38,6 +40,20 @@ pub struct ModuleLowering {
     errors: Vec<Diagnostic>,
     /// False to check functions and drop them at once (validation only).
     keep_functions: bool,
+    coverage: ScanCoverage,
+}
+
+/// How much of a module the body scanner read (for tests and benchmarks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScanCoverage {
+    /// Body statements (instructions, labels, braces) the scanner read.
+    pub scanned_statements: usize,
+    /// Body statements it handed to the grammar (declarations, directives,
+    /// rarer operand forms).
+    pub grammar_statements: usize,
+    /// Groups of items with a function body that the grammar parsed whole,
+    /// because the scanner could not finish the body.
+    pub grammar_groups: usize,
 }
 
 impl ModuleLowering {
@@ -47,6 +63,7 @@ impl ModuleLowering {
             module: Module { source: Some(source), ..Module::default() },
             errors: Vec::new(),
             keep_functions: true,
+            coverage: ScanCoverage::default(),
         }
     }
 
@@ -54,13 +71,54 @@ impl ModuleLowering {
     /// function is dropped as soon as it is lowered, so memory stays bounded
     /// by the largest function.
     pub fn validation() -> ModuleLowering {
-        ModuleLowering { module: Module::default(), errors: Vec::new(), keep_functions: false }
+        ModuleLowering {
+            module: Module::default(),
+            errors: Vec::new(),
+            keep_functions: false,
+            coverage: ScanCoverage::default(),
+        }
     }
 
     /// Lowers the items of a `file` or `chunk` pair parsed from the source
     /// text starting at byte `base`.
     pub fn add(&mut self, pair: Pair<'_, Rule>, base: usize) {
         lower_items(pair, base, self.keep_functions, &mut self.module, &mut self.errors);
+    }
+
+    /// Lowers the items of a `file_head` or `chunk_head` pair parsed from
+    /// `group[..open]`, where `group` starts at byte `base` of the source,
+    /// and the body of its last function, which opens at `group[open]`, with
+    /// the body scanner. Returns false, having changed nothing, when the
+    /// scanner cannot read the body to the end of the group or the function
+    /// has errors: the caller then parses the group with the grammar alone.
+    pub fn add_scanned(&mut self, head: Pair<'_, Rule>, base: usize, group: &str, open: usize) -> bool {
+        let mut items: Vec<Pair<'_, Rule>> = head.into_inner().collect();
+        if items.last().map(|p| p.as_rule()) == Some(Rule::EOI) {
+            items.pop();
+        }
+        let Some(signature) = items.pop().filter(|p| p.as_rule() == Rule::function_head) else {
+            return false;
+        };
+        let Some((function, scanned, handed_to_grammar)) = body_scan::lower_function(signature, base, group, open)
+        else {
+            self.coverage.grammar_groups += 1;
+            return false;
+        };
+        self.coverage.scanned_statements += scanned;
+        self.coverage.grammar_statements += handed_to_grammar;
+        for item in items {
+            lower_item(item, base, self.keep_functions, &mut self.module, &mut self.errors);
+        }
+        if self.keep_functions {
+            let id = self.module.functions.push(function);
+            self.module.items.push(ModuleItem::Function(id));
+        }
+        true
+    }
+
+    /// How much the body scanner read so far.
+    pub fn coverage(&self) -> ScanCoverage {
+        self.coverage
     }
 
     /// The module, or every diagnostic in source order.
@@ -74,8 +132,14 @@ impl ModuleLowering {
 }
 
 fn lower_items(file: Pair<'_, Rule>, base: usize, keep: bool, module: &mut Module, errors: &mut Vec<Diagnostic>) {
-    let span_of = |pair: &Pair<'_, Rule>| span_of(pair, base);
     for pair in file.into_inner() {
+        lower_item(pair, base, keep, module, errors);
+    }
+}
+
+fn lower_item(pair: Pair<'_, Rule>, base: usize, keep: bool, module: &mut Module, errors: &mut Vec<Diagnostic>) {
+    let span_of = |pair: &Pair<'_, Rule>| span_of(pair, base);
+    {
         match pair.as_rule() {
             Rule::version => {
                 let span = span_of(&pair);
@@ -309,42 +373,18 @@ struct FunctionLowering<'i> {
     /// Opcode words already classified (`ld.global.u32`): most instructions
     /// repeat an opcode seen before in the function.
     opcodes: FxHashMap<&'i str, (Opcode, Vec<Modifier>)>,
+    /// Statements the body scanner read, and those it handed to the grammar.
+    scanned: usize,
+    handed_to_grammar: usize,
 }
 
 fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec<Diagnostic>> {
-    let span = span_of(&pair, base);
-    let mut func = Function::new(FunctionKind::Func, String::new());
-    func.span = span;
-    func.pristine = true;
-    let mut lowering = FunctionLowering {
-        base,
-        func,
-        scopes: vec![Scope::default()],
-        label_scopes: vec![LabelScope::default()],
-        errors: Vec::new(),
-        opcodes: FxHashMap::default(),
-    };
+    let mut lowering = FunctionLowering::new(span_of(&pair, base), base);
     let mut body_pair = None;
     for part in pair.into_inner() {
         match part.as_rule() {
-            Rule::linkage => lowering.func.linkage.push(part.as_str()[1..].to_string()),
-            Rule::func_kind => {
-                lowering.func.kind = if part.as_str() == ".entry" { FunctionKind::Entry } else { FunctionKind::Func }
-            }
-            Rule::return_list => lowering.func.returns = Some(lowering.params(part)),
-            Rule::ident => lowering.func.name = part.as_str().to_string(),
-            Rule::param_list => lowering.func.params = Some(lowering.params(part)),
-            Rule::func_attr => {
-                // The whole attribute: for `.pragma "..." ;` the only children are the strings.
-                let attr = part;
-                let semicolon = attr.as_str().trim_end().ends_with(';');
-                let name = attr.as_str()[1..].split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
-                let mut directive = raw(&attr, base, name, semicolon);
-                directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
-                lowering.func.attributes.push(directive);
-            }
             Rule::body => body_pair = Some(part),
-            _ => {}
+            _ => lowering.signature_part(part),
         }
     }
     if let Some(body) = body_pair {
@@ -355,10 +395,56 @@ fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec
         lowering.close_label_scope();
         lowering.func.body = Some(stmts);
     }
-    if lowering.errors.is_empty() {
-        Ok(lowering.func)
-    } else {
-        Err(lowering.errors)
+    lowering.finish()
+}
+
+impl<'i> FunctionLowering<'i> {
+    fn new(span: Span, base: usize) -> FunctionLowering<'i> {
+        let mut func = Function::new(FunctionKind::Func, String::new());
+        func.span = span;
+        func.pristine = true;
+        FunctionLowering {
+            base,
+            func,
+            scopes: vec![Scope::default()],
+            label_scopes: vec![LabelScope::default()],
+            errors: Vec::new(),
+            opcodes: FxHashMap::default(),
+            scanned: 0,
+            handed_to_grammar: 0,
+        }
+    }
+
+    fn finish(self) -> Result<Function, Vec<Diagnostic>> {
+        if self.errors.is_empty() {
+            Ok(self.func)
+        } else {
+            Err(self.errors)
+        }
+    }
+
+    /// One part of a function's signature (everything before the body).
+    fn signature_part(&mut self, part: Pair<'i, Rule>) {
+        let base = self.base;
+        match part.as_rule() {
+            Rule::linkage => self.func.linkage.push(part.as_str()[1..].to_string()),
+            Rule::func_kind => {
+                self.func.kind = if part.as_str() == ".entry" { FunctionKind::Entry } else { FunctionKind::Func }
+            }
+            Rule::return_list => self.func.returns = Some(self.params(part)),
+            Rule::ident => self.func.name = part.as_str().to_string(),
+            Rule::param_list => self.func.params = Some(self.params(part)),
+            Rule::func_attr => {
+                // The whole attribute: for `.pragma "..." ;` the only children are the strings.
+                let attr = part;
+                let semicolon = attr.as_str().trim_end().ends_with(';');
+                let name = attr.as_str()[1..].split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
+                let mut directive = raw(&attr, base, name, semicolon);
+                directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
+                self.func.attributes.push(directive);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -446,26 +532,22 @@ impl<'i> FunctionLowering<'i> {
 
     fn statements(&mut self, block: Pair<'i, Rule>, out: &mut Vec<Stmt>) {
         for stmt in block.into_inner() {
+            self.statement(stmt, out);
+        }
+    }
+
+    fn statement(&mut self, stmt: Pair<'i, Rule>, out: &mut Vec<Stmt>) {
+        {
             match stmt.as_rule() {
                 Rule::scope => {
-                    out.push(Stmt::ScopeOpen);
-                    self.scopes.push(Scope::default());
-                    self.label_scopes.push(LabelScope::default());
+                    self.scope_open(out);
                     self.statements(stmt, out);
-                    self.close_label_scope();
-                    self.scopes.pop();
-                    out.push(Stmt::ScopeClose);
+                    self.scope_close(out);
                 }
                 Rule::label => {
                     let span = self.span(&stmt);
                     let text = stmt.into_inner().next().expect("label has a name").as_str();
-                    let name = self.func.names.intern(text);
-                    let id = self.func.labels.push(LabelData { name });
-                    let scope = self.label_scopes.last_mut().expect("a label scope is open");
-                    if scope.labels.insert(name, id).is_some() {
-                        self.error(span, format!("label '{text}' is defined twice"));
-                    }
-                    out.push(Stmt::Label(id));
+                    self.label(text, span, out);
                 }
                 Rule::reg_decl => {
                     if let Some(decl) = self.reg_decl(stmt) {
@@ -495,20 +577,44 @@ impl<'i> FunctionLowering<'i> {
                 }
                 Rule::instruction => {
                     if let Some(inst) = self.instruction(stmt) {
-                        let may_name_label = inst
-                            .operands
-                            .iter()
-                            .any(|op| matches!(op, Operand::Symbol(_) | Operand::Vector(_) | Operand::Parens(_)));
-                        let id = self.func.insts.push(inst);
-                        if may_name_label {
-                            self.label_scopes.last_mut().expect("a label scope is open").pending.push(id);
-                        }
-                        out.push(Stmt::Inst(id));
+                        self.push_inst(inst, out);
                     }
                 }
                 _ => {}
             }
         }
+    }
+
+    fn label(&mut self, text: &str, span: Span, out: &mut Vec<Stmt>) {
+        let name = self.func.names.intern(text);
+        let id = self.func.labels.push(LabelData { name });
+        let scope = self.label_scopes.last_mut().expect("a label scope is open");
+        if scope.labels.insert(name, id).is_some() {
+            self.error(span, format!("label '{text}' is defined twice"));
+        }
+        out.push(Stmt::Label(id));
+    }
+
+    fn push_inst(&mut self, inst: Inst, out: &mut Vec<Stmt>) {
+        let may_name_label =
+            inst.operands.iter().any(|op| matches!(op, Operand::Symbol(_) | Operand::Vector(_) | Operand::Parens(_)));
+        let id = self.func.insts.push(inst);
+        if may_name_label {
+            self.label_scopes.last_mut().expect("a label scope is open").pending.push(id);
+        }
+        out.push(Stmt::Inst(id));
+    }
+
+    fn scope_open(&mut self, out: &mut Vec<Stmt>) {
+        out.push(Stmt::ScopeOpen);
+        self.scopes.push(Scope::default());
+        self.label_scopes.push(LabelScope::default());
+    }
+
+    fn scope_close(&mut self, out: &mut Vec<Stmt>) {
+        self.close_label_scope();
+        self.scopes.pop();
+        out.push(Stmt::ScopeClose);
     }
 
     fn reg_decl(&mut self, pair: Pair<'i, Rule>) -> Option<RegDecl> {
@@ -607,22 +713,25 @@ impl<'i> FunctionLowering<'i> {
                     guard = reg.map(|reg| Guard { reg, negated });
                 }
                 Rule::opcode => {
-                    let text = part.as_str();
-                    if let Some((op, mods)) = self.opcodes.get(text) {
-                        opcode = Some(*op);
-                        modifiers = mods.clone();
-                    } else {
-                        let (op, mods) = self.classify_opcode(text);
-                        self.opcodes.insert(text, (op, mods.clone()));
-                        opcode = Some(op);
-                        modifiers = mods;
-                    }
+                    let (op, mods) = self.opcode(part.as_str());
+                    opcode = Some(op);
+                    modifiers = mods;
                 }
                 Rule::pair_second => self.join_pair(&mut operands, part)?,
                 _ => operands.push(self.operand(part)?),
             }
         }
         Some(Inst { guard, opcode: opcode?, modifiers, operands, span })
+    }
+
+    /// The opcode and modifiers of an opcode word (`ld.global.u32`).
+    fn opcode(&mut self, text: &'i str) -> (Opcode, Vec<Modifier>) {
+        if let Some((op, mods)) = self.opcodes.get(text) {
+            return (*op, mods.clone());
+        }
+        let (op, mods) = self.classify_opcode(text);
+        self.opcodes.insert(text, (op, mods.clone()));
+        (op, mods)
     }
 
     fn classify_opcode(&mut self, text: &str) -> (Opcode, Vec<Modifier>) {
@@ -719,9 +828,12 @@ impl<'i> FunctionLowering<'i> {
     }
 
     fn reg_or_symbol(&mut self, pair: Pair<'i, Rule>) -> Operand {
-        // A name (no `.` in it) and an optional component `.x`: split the
-        // text instead of walking the inner pairs.
-        let full = pair.as_str();
+        self.name_operand(pair.as_str())
+    }
+
+    /// A `reg_or_symbol`: a name (no `.` in it) and an optional component
+    /// `.x`, split from the text instead of walking the inner pairs.
+    fn name_operand(&mut self, full: &str) -> Operand {
         let (ident, component) = match full.find('.') {
             Some(dot) => (&full[..dot], Some(&full[dot..])),
             None => (full, None),
@@ -758,20 +870,31 @@ impl<'i> FunctionLowering<'i> {
             }
         }
         let lit = lit?;
-        match lit.as_rule() {
-            Rule::int_lit => {
-                let value = match parse_int(lit.as_str()) {
+        let kind = match lit.as_rule() {
+            Rule::int_lit => Literal::Int,
+            Rule::float_hex => Literal::FloatHex,
+            _ => Literal::FloatDec,
+        };
+        self.literal(kind, lit.as_str(), negative, name, span)
+    }
+
+    /// The immediate operand of a literal `text` of the given kind, spelled
+    /// `name` in the source (with its sign); reports a literal out of range.
+    fn literal(&mut self, kind: Literal, text: &str, negative: bool, name: Name, span: Span) -> Option<Operand> {
+        match kind {
+            Literal::Int => {
+                let value = match parse_int(text) {
                     Some(v) => v,
                     None => {
-                        self.error(span, format!("integer literal '{}' does not fit in 64 bits", lit.as_str()));
+                        self.error(span, format!("integer literal '{text}' does not fit in 64 bits"));
                         return None;
                     }
                 };
                 let bits = if negative { value.wrapping_neg() } else { value };
                 Some(Operand::Int(IntImm { bits, text: Some(name) }))
             }
-            Rule::float_hex => {
-                let s = lit.as_str();
+            Literal::FloatHex => {
+                let s = text;
                 let bits = u64::from_str_radix(&s[2..], 16).ok()?;
                 let single = matches!(&s[1..2], "f" | "F");
                 let bits = if negative {
@@ -785,11 +908,11 @@ impl<'i> FunctionLowering<'i> {
                 };
                 Some(Operand::Float(FloatImm { bits, single, text: Some(name) }))
             }
-            _ => {
-                let v: f64 = match lit.as_str().parse() {
+            Literal::FloatDec => {
+                let v: f64 = match text.parse() {
                     Ok(v) => v,
                     Err(_) => {
-                        self.error(span, format!("bad floating-point literal '{}'", lit.as_str()));
+                        self.error(span, format!("bad floating-point literal '{text}'"));
                         return None;
                     }
                 };
@@ -887,6 +1010,17 @@ impl<'i> FunctionLowering<'i> {
             parent.pending.append(&mut still_pending);
         }
     }
+}
+
+/// The three literal rules of the grammar.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Literal {
+    /// `int_lit`: decimal, hex, octal or binary.
+    Int,
+    /// `float_hex`: `0f` and 8 hex digits, or `0d` and 16.
+    FloatHex,
+    /// `float_dec`: `1.5`, `1e-3`.
+    FloatDec,
 }
 
 /// Parses a PTX integer literal (decimal, hex, octal, binary, optional `U`).

@@ -26,7 +26,12 @@ fn public_corpus_parses_and_printing_is_a_fixpoint() {
             Err(errors) => {
                 let e = &errors[0];
                 let line = source[..e.span.start as usize].matches('\n').count() + 1;
-                failures.push(format!("{}:{line}: {} ({:?})", path.display(), e.message, &source[e.span.start as usize..(e.span.start as usize + 40).min(source.len())]));
+                failures.push(format!(
+                    "{}:{line}: {} ({:?})",
+                    path.display(),
+                    e.message,
+                    &source[e.span.start as usize..(e.span.start as usize + 40).min(source.len())]
+                ));
                 continue;
             }
         };
@@ -74,4 +79,72 @@ fn parsing_in_pieces_matches_parsing_whole_files() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every `.ptx` file under `testdata/` (crafted cases: odd operands,
+/// comments in odd places, errors), in a stable order.
+fn testdata_files() -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "ptx") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata"), &mut files);
+    files.sort();
+    files
+}
+
+/// The body scanner (lower/body_scan.rs) gives the module the grammar alone
+/// gives, down to spans and the order of interned names, and the same
+/// diagnostics: on the corpus and on every crafted file, errors included.
+#[test]
+fn scanned_bodies_match_the_grammar() {
+    let files: Vec<PathBuf> = corpus_files().into_iter().chain(testdata_files()).collect();
+    assert!(files.len() > 300, "corpus and testdata found");
+    let mut failures = Vec::new();
+    for path in &files {
+        let Ok(source) = std::fs::read_to_string(path) else { continue };
+        let scanned = format!("{:?}", ptx_parse::parse(&source));
+        let reference = format!("{:?}", ptx_parse::parse_reference(&source));
+        if scanned != reference {
+            let at = scanned.bytes().zip(reference.bytes()).take_while(|(a, b)| a == b).count();
+            let from = at.saturating_sub(200);
+            failures.push(format!(
+                "{}: differs at byte {at}:\n  scanned:   {}\n  reference: {}",
+                path.display(),
+                &scanned[from..(at + 200).min(scanned.len())],
+                &reference[from..(at + 200).min(reference.len())]
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{} files differ:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The body scanner reads nearly every body statement of real PTX itself
+/// (otherwise it would buy no speed): the rest are declarations and
+/// directives. No corpus function goes back to the grammar whole.
+#[test]
+fn the_scanner_reads_nearly_all_of_the_corpus() {
+    let mut total = ptx_parse::ScanCoverage::default();
+    let mut whole = Vec::new();
+    for path in corpus_files() {
+        let source = std::fs::read_to_string(&path).unwrap();
+        let c = ptx_parse::scan_coverage(&source).expect("corpus files parse");
+        if c.grammar_groups > 0 {
+            whole.push(path.display().to_string());
+        }
+        total.scanned_statements += c.scanned_statements;
+        total.grammar_statements += c.grammar_statements;
+        total.grammar_groups += c.grammar_groups;
+    }
+    eprintln!("{total:?}");
+    assert!(whole.is_empty(), "functions parsed by the grammar whole in: {whole:?}");
+    let all = total.scanned_statements + total.grammar_statements;
+    assert!(total.scanned_statements * 100 >= all * 90, "{total:?}");
 }

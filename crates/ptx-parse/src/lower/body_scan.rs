@@ -1,0 +1,483 @@
+//! The body scanner: the fast path through function bodies.
+//!
+//! Why: pest pays a rule call, a checkpoint and a queue entry for every
+//! token, about 40 ns per byte of a body, which held the whole parser near
+//! 20 MB/s. Nearly every statement of real PTX is an instruction whose
+//! operands are registers, immediates, `[reg+offset]` addresses, vectors,
+//! pairs and labels, or a label, or a brace. This scanner reads those by
+//! hand and lowers them as it reads, through the same `FunctionLowering`
+//! calls in the same order as the grammar's path, so the module (interned
+//! names included) is the one the grammar would give. Every other statement
+//! (declarations, directives, rarer operand forms) goes to the grammar, one
+//! statement at a time (`body_statement`).
+//!
+//! What keeps it honest: the scanner takes a statement only when it can see
+//! that the grammar parses that text the same way, and declines anything it
+//! doubts, errors included; the grammar then decides. A declined statement
+//! may already have interned some names, but only names that the grammar's
+//! lowering of the same statement interns first, in the same order, so
+//! nothing differs. When the grammar cannot parse a statement either, the
+//! whole group of items goes back to the grammar, which gives the
+//! diagnostics. `tests/corpus.rs` compares the module with the grammar's own
+//! (`parse_reference`) on every corpus file, and the fuzz target does so on
+//! its inputs.
+
+use super::{FunctionLowering, Literal, MAX_VECTOR};
+use crate::{PtxParser, Rule};
+use pest::{iterators::Pair, Parser};
+use ptx_ir::{AddrBase, Address, Function, Guard, Inst, Operand, Span, Stmt};
+
+/// Lowers a function whose signature the grammar parsed (`function_head`,
+/// from `group`, which starts at byte `base` of the source) and whose body
+/// opens at `group[open]`. None when the body does not end the group, when
+/// the grammar cannot parse a statement the scanner declined, or when the
+/// function has errors: the group then goes to the grammar whole. With the
+/// function, the number of statements scanned and handed to the grammar.
+pub(super) fn lower_function<'i>(
+    signature: Pair<'i, Rule>,
+    base: usize,
+    group: &'i str,
+    open: usize,
+) -> Option<(Function, usize, usize)> {
+    let start = signature.as_span().start();
+    let mut lowering = FunctionLowering::new(Span::default(), base);
+    for part in signature.into_inner() {
+        lowering.signature_part(part);
+    }
+    let mut stmts = Vec::new();
+    let end = lowering.scan_body(group, open, &mut stmts)?;
+    if skip_trivia(group.as_bytes(), end)? != group.len() {
+        return None;
+    }
+    lowering.close_label_scope();
+    lowering.func.body = Some(stmts);
+    lowering.func.span = Span::new(base + start, base + end);
+    let counts = (lowering.scanned, lowering.handed_to_grammar);
+    lowering.finish().ok().map(|f| (f, counts.0, counts.1))
+}
+
+impl<'i> FunctionLowering<'i> {
+    fn span_at(&self, start: usize, end: usize) -> Span {
+        Span::new(self.base + start, self.base + end)
+    }
+
+    /// Reads the body that opens at `text[open]`; the offset after its
+    /// closing brace.
+    fn scan_body(&mut self, text: &'i str, open: usize, out: &mut Vec<Stmt>) -> Option<usize> {
+        let b = text.as_bytes();
+        let mut depth = 0usize;
+        let mut pos = open + 1;
+        loop {
+            pos = skip_trivia(b, pos)?;
+            self.scanned += 1;
+            match *b.get(pos)? {
+                b'}' if depth == 0 => {
+                    self.scanned -= 1;
+                    return Some(pos + 1);
+                }
+                b'}' => {
+                    self.scope_close(out);
+                    depth -= 1;
+                    pos += 1;
+                }
+                b'{' => {
+                    self.scope_open(out);
+                    depth += 1;
+                    pos += 1;
+                }
+                _ => {
+                    pos = match self.scan_statement(text, pos, out) {
+                        Some(end) => end,
+                        None => {
+                            self.scanned -= 1;
+                            self.handed_to_grammar += 1;
+                            self.grammar_statement(text, pos, out)?
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A label or an instruction at `text[start]`; None to decline.
+    fn scan_statement(&mut self, text: &'i str, start: usize, out: &mut Vec<Stmt>) -> Option<usize> {
+        let b = text.as_bytes();
+        let first = b[start];
+        if first != b'@' {
+            // The grammar tries an instruction first, but no instruction
+            // continues a name with a colon.
+            let name_end = ident_end(b, start)?;
+            let colon = skip_trivia(b, name_end)?;
+            if b.get(colon) == Some(&b':') {
+                self.label(&text[start..name_end], self.span_at(start, colon + 1), out);
+                return Some(colon + 1);
+            }
+            if !first.is_ascii_alphabetic() {
+                return None;
+            }
+        }
+        self.scan_instruction(text, start, out)
+    }
+
+    fn scan_instruction(&mut self, text: &'i str, start: usize, out: &mut Vec<Stmt>) -> Option<usize> {
+        let b = text.as_bytes();
+        let mut pos = start;
+        let mut guard = None;
+        if b[pos] == b'@' {
+            pos += 1;
+            let negated = b.get(pos) == Some(&b'!');
+            if negated {
+                pos += 1;
+            }
+            let end = ident_end(b, pos)?;
+            // An undeclared guard is an error: the grammar's path reports it.
+            let reg = self.lookup(&text[pos..end])?;
+            guard = Some(Guard { reg, negated });
+            pos = skip_trivia(b, end)?;
+        }
+        if !b.get(pos)?.is_ascii_alphabetic() {
+            return None;
+        }
+        let opcode_end = opcode_end(b, pos);
+        let (opcode, modifiers) = self.opcode(&text[pos..opcode_end]);
+        pos = skip_trivia(b, opcode_end)?;
+        let mut operands = Vec::new();
+        if b.get(pos) != Some(&b';') {
+            loop {
+                pos = self.scan_operand(text, pos, &mut operands)?;
+                pos = skip_trivia(b, pos)?;
+                match *b.get(pos)? {
+                    b',' => pos = skip_trivia(b, pos + 1)?,
+                    b';' => break,
+                    _ => return None,
+                }
+            }
+        }
+        let end = pos + 1;
+        let span = self.span_at(start, end);
+        self.push_inst(Inst { guard, opcode, modifiers, operands, span }, out);
+        Some(end)
+    }
+
+    /// One operand at `text[pos]`, pushed onto `ops`; the offset after it.
+    fn scan_operand(&mut self, text: &'i str, pos: usize, ops: &mut Vec<Operand>) -> Option<usize> {
+        let b = text.as_bytes();
+        match *b.get(pos)? {
+            b'_' if !b.get(pos + 1).is_some_and(|&c| is_ident_char(c)) => {
+                ops.push(Operand::Sink);
+                Some(pos + 1)
+            }
+            b'%' | b'$' | b'_' | b'a'..=b'z' | b'A'..=b'Z' => {
+                let (first, end) = self.scan_name(text, pos)?;
+                let bar = skip_trivia(b, end)?;
+                if b.get(bar) != Some(&b'|') {
+                    ops.push(first);
+                    return Some(end);
+                }
+                // `p|q`: the second half is a name or the sink.
+                let at = skip_trivia(b, bar + 1)?;
+                let (second, end) = if b.get(at) == Some(&b'_') && !b.get(at + 1).is_some_and(|&c| is_ident_char(c)) {
+                    (Operand::Sink, at + 1)
+                } else {
+                    self.scan_name(text, at)?
+                };
+                ops.push(Operand::Pair(Box::new((first, second))));
+                Some(end)
+            }
+            b'-' | b'0'..=b'9' => {
+                let negative = b[pos] == b'-';
+                let digits = pos + usize::from(negative);
+                let (kind, end) = literal_end(b, digits)?;
+                let name = self.func.names.intern(&text[pos..end]);
+                let operand = self.literal(kind, &text[digits..end], negative, name, Span::default())?;
+                ops.push(operand);
+                Some(end)
+            }
+            b'[' => self.scan_address(text, pos, ops),
+            open @ (b'{' | b'(') => {
+                let close = if open == b'{' { b'}' } else { b')' };
+                let mut elements = Vec::new();
+                let mut at = skip_trivia(b, pos + 1)?;
+                if b.get(at) != Some(&close) {
+                    loop {
+                        at = self.scan_operand(text, at, &mut elements)?;
+                        at = skip_trivia(b, at)?;
+                        match *b.get(at)? {
+                            b',' => at = skip_trivia(b, at + 1)?,
+                            c if c == close => break,
+                            _ => return None,
+                        }
+                    }
+                }
+                let elements = elements.into_boxed_slice();
+                ops.push(if open == b'(' {
+                    Operand::Parens(elements)
+                } else if elements.len() <= MAX_VECTOR {
+                    Operand::Vector(elements)
+                } else {
+                    return None;
+                });
+                Some(at + 1)
+            }
+            b'!' => {
+                let at = skip_trivia(b, pos + 1)?;
+                let (operand, end) = self.scan_name(text, at)?;
+                ops.push(Operand::Not(Box::new(operand)));
+                Some(end)
+            }
+            _ => None,
+        }
+    }
+
+    /// A `reg_or_symbol`: a name and an optional component (`%tid.x`).
+    fn scan_name(&mut self, text: &'i str, pos: usize) -> Option<(Operand, usize)> {
+        let b = text.as_bytes();
+        let mut end = ident_end(b, pos)?;
+        if b.get(end) == Some(&b'.') {
+            // Anything else after the dot fails the grammar's instruction.
+            match b.get(end + 1) {
+                Some(b'x' | b'y' | b'z' | b'w' | b'r' | b'g' | b'b' | b'a')
+                    if !b.get(end + 2).is_some_and(|&c| is_word_char(c)) =>
+                {
+                    end += 2
+                }
+                _ => return None,
+            }
+        }
+        Some((self.name_operand(&text[pos..end]), end))
+    }
+
+    /// `[base]`, `[base+offset]` or `[base-offset]`; the forms with more
+    /// operands after the base (`tex`, `suld`) go to the grammar.
+    fn scan_address(&mut self, text: &'i str, pos: usize, ops: &mut Vec<Operand>) -> Option<usize> {
+        let b = text.as_bytes();
+        let mut at = skip_trivia(b, pos + 1)?;
+        let base = if b.get(at)?.is_ascii_digit() {
+            let (end, value) = int_lit(text, at)?;
+            let name = self.func.names.intern(&text[at..end]);
+            at = end;
+            AddrBase::Absolute(ptx_ir::IntImm { bits: value, text: Some(name) })
+        } else {
+            let (operand, end) = self.scan_name(text, at)?;
+            at = end;
+            match operand {
+                Operand::Reg(r) => AddrBase::Reg(r),
+                Operand::Symbol(n) | Operand::Special(n) => AddrBase::Symbol(n),
+                _ => return None,
+            }
+        };
+        at = skip_trivia(b, at)?;
+        let mut offset = 0i64;
+        let mut explicit_zero = false;
+        if matches!(b.get(at), Some(b'+' | b'-')) {
+            let mut negative = b[at] == b'-';
+            at = skip_trivia(b, at + 1)?;
+            if !negative && b.get(at) == Some(&b'-') {
+                negative = true;
+                at = skip_trivia(b, at + 1)?;
+            }
+            let (end, value) = int_lit(text, at)?;
+            let value = i64::try_from(value).ok()?;
+            offset = if negative { -value } else { value };
+            explicit_zero = offset == 0;
+            at = skip_trivia(b, end)?;
+        }
+        if b.get(at) != Some(&b']') {
+            return None;
+        }
+        ops.push(Operand::Address(Box::new(Address { base, offset, explicit_zero, rest: Vec::new() })));
+        Some(at + 1)
+    }
+
+    /// Hands the statement at `text[pos]` to the grammar; the offset after it.
+    fn grammar_statement(&mut self, text: &'i str, pos: usize, out: &mut Vec<Stmt>) -> Option<usize> {
+        // pest indexes the lines of all the text it is given, so it gets the
+        // statement alone: up to the first `;`, or for `.loc`, which has
+        // none, the end of the line and the whitespace and comments after it
+        // (the grammar's `.loc` takes them: its optional tail skips them).
+        // A statement cut short (a `;` in a string or a comment, a `.loc`
+        // continued on the next line) leaves text that no statement starts
+        // with, and the group goes to the grammar.
+        let b = text.as_bytes();
+        let rest = &b[pos..];
+        let end = if rest.starts_with(b".loc") && rest.get(4).is_some_and(|c| c.is_ascii_whitespace()) {
+            let line_end = rest.iter().position(|&c| c == b'\n').map_or(b.len(), |i| pos + i);
+            skip_trivia(b, line_end)?
+        } else {
+            rest.iter().position(|&c| c == b';').map_or(b.len(), |i| pos + i + 1)
+        };
+        let pair = PtxParser::parse(Rule::body_statement, &text[pos..end]).ok()?.next()?;
+        let end = pos + pair.as_span().end();
+        let statement = pair.into_inner().next()?;
+        let outer = self.base;
+        self.base += pos;
+        self.statement(statement, out);
+        self.base = outer;
+        Some(end)
+    }
+}
+
+/// The offset after the whitespace and comments at `b[i]`, as the grammar's
+/// `WHITESPACE` skips them; None for an unterminated block comment.
+fn skip_trivia(b: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        match b.get(i) {
+            Some(b'\t' | b'\n' | b' ' | b'\r') => i += 1,
+            Some(b'/') => match b.get(i + 1) {
+                Some(b'/') => i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n),
+                Some(b'*') => i += 2 + b[i + 2..].windows(2).position(|w| w == b"*/")? + 2,
+                _ => return Some(i),
+            },
+            _ => return Some(i),
+        }
+    }
+}
+
+/// `ident_char` of the grammar.
+fn is_ident_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+}
+
+/// `word_char` of the grammar.
+fn is_word_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// The end of the grammar's `ident` at `b[i]`, if one starts there.
+fn ident_end(b: &[u8], i: usize) -> Option<usize> {
+    let first = *b.get(i)?;
+    let rest = |from: usize| from + b[from..].iter().take_while(|&&c| is_ident_char(c)).count();
+    match first {
+        b'%' | b'_' | b'$' => Some(rest(i + 1)).filter(|&end| end > i + 1),
+        c if c.is_ascii_alphabetic() => Some(rest(i + 1)),
+        _ => None,
+    }
+}
+
+/// The end of the grammar's `opcode` at `b[i]` (an ASCII letter).
+fn opcode_end(b: &[u8], i: usize) -> usize {
+    let words = |from: usize| from + b[from..].iter().take_while(|&&c| is_word_char(c)).count();
+    let followed_by_word = |at: usize| b.get(at).is_some_and(|&c| is_word_char(c));
+    let mut end = words(i + 1);
+    while b.get(end) == Some(&b'.') && followed_by_word(end + 1) {
+        end = words(end + 1);
+        while b[end..].starts_with(b"::") && followed_by_word(end + 2) {
+            end = words(end + 2);
+        }
+    }
+    end
+}
+
+/// The grammar's literal at `b[i]` (`float_hex | float_dec | int_lit`, in
+/// that order): its kind and end. None when none matches or when a name
+/// character or a dot follows it, which fails the grammar's instruction.
+fn literal_end(b: &[u8], i: usize) -> Option<(Literal, usize)> {
+    let count = |from: usize, f: fn(&u8) -> bool| b.get(from..).map_or(0, |s| s.iter().take_while(|c| f(c)).count());
+    let hex = |from: usize| count(from, u8::is_ascii_hexdigit);
+    let digits = |from: usize| count(from, u8::is_ascii_digit);
+    let at = |k: usize| b.get(k).copied().unwrap_or(0);
+    let (kind, end) = 'matched: {
+        if at(i) == b'0' {
+            match at(i + 1) {
+                b'f' | b'F' if hex(i + 2) >= 8 => break 'matched (Literal::FloatHex, i + 10),
+                b'd' | b'D' if hex(i + 2) >= 16 => break 'matched (Literal::FloatHex, i + 18),
+                _ => {}
+            }
+        }
+        let whole = digits(i);
+        if whole == 0 {
+            return None;
+        }
+        let exponent = |e: usize| {
+            if !matches!(at(e), b'e' | b'E') {
+                return None;
+            }
+            let sign = e + 1 + usize::from(matches!(at(e + 1), b'+' | b'-'));
+            let n = digits(sign);
+            (n > 0).then_some(sign + n)
+        };
+        let after = i + whole;
+        if at(after) == b'.' {
+            let fraction = after + 1 + digits(after + 1);
+            break 'matched (Literal::FloatDec, exponent(fraction).unwrap_or(fraction));
+        }
+        if let Some(end) = exponent(after) {
+            break 'matched (Literal::FloatDec, end);
+        }
+        let unsigned = |end: usize| if at(end) == b'U' { end + 1 } else { end };
+        if at(i) == b'0' && matches!(at(i + 1), b'x' | b'X') && hex(i + 2) > 0 {
+            break 'matched (Literal::Int, unsigned(i + 2 + hex(i + 2)));
+        }
+        let binary = count(i + 2, |c| matches!(c, b'0' | b'1'));
+        if at(i) == b'0' && matches!(at(i + 1), b'b' | b'B') && binary > 0 {
+            break 'matched (Literal::Int, unsigned(i + 2 + binary));
+        }
+        (Literal::Int, unsigned(after))
+    };
+    let next = at(end);
+    (!(is_ident_char(next) || next == b'.')).then_some((kind, end))
+}
+
+/// The grammar's `int_lit` at `text[i]` (and nothing else, as in an
+/// address): its end and value; None when it does not fit in 64 bits.
+fn int_lit(text: &str, i: usize) -> Option<(usize, u64)> {
+    match literal_end(text.as_bytes(), i)? {
+        (Literal::Int, end) => Some((end, super::parse_int(&text[i..end])?)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_end_where_the_grammar_ends_them() {
+        let cases: &[(&str, Option<(Literal, usize)>)] = &[
+            ("0f3F800000,", Some((Literal::FloatHex, 10))),
+            ("0d3FF0000000000000;", Some((Literal::FloatHex, 18))),
+            ("0f3F80000;", None),
+            ("0f3F8000000;", None),
+            ("1.5]", Some((Literal::FloatDec, 3))),
+            ("1.;", Some((Literal::FloatDec, 2))),
+            ("1.5e-3,", Some((Literal::FloatDec, 6))),
+            ("1.5e;", None),
+            ("2e10}", Some((Literal::FloatDec, 4))),
+            ("0x1F;", Some((Literal::Int, 4))),
+            ("0xFFU;", Some((Literal::Int, 5))),
+            ("0b101,", Some((Literal::Int, 5))),
+            ("0x;", None),
+            ("0b2;", None),
+            ("017;", Some((Literal::Int, 3))),
+            ("42U]", Some((Literal::Int, 3))),
+            ("42", Some((Literal::Int, 2))),
+            ("4a;", None),
+            ("1.5.x", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(literal_end(text.as_bytes(), 0), *expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn trivia_is_the_grammars_whitespace() {
+        assert_eq!(skip_trivia(b" \t\r\n// c\n/* a ; b */ x", 0), Some(21));
+        assert_eq!(skip_trivia(b"/* open", 0), None);
+        // Vertical tab and form feed are not whitespace to the grammar.
+        assert_eq!(skip_trivia(b"\x0b", 0), Some(0));
+        assert_eq!(skip_trivia(b"/ x", 0), Some(0));
+    }
+
+    #[test]
+    fn opcodes_end_where_the_grammar_ends_them() {
+        for (text, end) in [
+            ("ld.global.nc.v4.u32 ", 19),
+            ("cp.async.bulk.shared::cluster.global [", 36),
+            ("mov.u32.", 7),
+            ("st.shared:: ", 9),
+            ("ret;", 3),
+        ] {
+            assert_eq!(opcode_end(text.as_bytes(), 0), end, "{text}");
+        }
+    }
+}
