@@ -353,6 +353,26 @@ struct Plan {
     visited: Vec<InstId>,
 }
 
+/// Whether `func` has what a saturation (`Evaluator::saturation`) is made
+/// of: an integer `cvt.sat` from `.s32`, or both a `min.s32` and a
+/// `max.s32` (a clamp).
+fn may_saturate(func: &Function) -> bool {
+    let (mut min, mut max) = (false, false);
+    for id in func.inst_ids() {
+        let inst = &func.insts[id];
+        match inst.opcode {
+            Opcode::Cvt if inst.as_cvt().is_some_and(|cvt| cvt.sat && cvt.src_ty == ScalarType::S32) => return true,
+            Opcode::Min => min |= inst.first_type() == Some(ScalarType::S32),
+            Opcode::Max => max |= inst.first_type() == Some(ScalarType::S32),
+            _ => {}
+        }
+        if min && max {
+            return true;
+        }
+    }
+    false
+}
+
 fn plan_for(func: &Function, du: &DefUse, root: InstId, allow_8bit: bool) -> Option<Plan> {
     let inst = &func.insts[root];
     if inst.guard.is_some() || inst.has_side_effects() {
@@ -515,7 +535,9 @@ impl FunctionPass for CombineCvtPack {
                 matches!(i.opcode, Opcode::Mov | Opcode::Prmt | Opcode::Or | Opcode::Bfi)
             })
             .collect();
-        if roots.is_empty() {
+        // Every plan packs at least one saturation; most functions have
+        // none, and then the def-use analysis need not be built at all.
+        if roots.is_empty() || !may_saturate(func) {
             return Ok(false);
         }
         let du = cx.analyses.def_use(func);
