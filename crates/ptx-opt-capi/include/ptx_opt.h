@@ -94,9 +94,10 @@ int ptx_opt_options_set_passes(PtxOptOptions *options, const char *passes);
 int ptx_opt_options_set_level(PtxOptOptions *options, int level);
 
 /**
- * Runs the verifier after every pass (an invalid result is then reported as
- * an error naming the pass). Returns `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE`
- * for NULL.
+ * Runs the verifier on the input before the first pass (invalid input is
+ * then reported as `verify` reports it, naming no pass) and after every pass
+ * (an invalid result is then reported as an error naming the pass). Returns
+ * `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE` for NULL.
  *
  * # Safety
  * `options` is NULL or a live options object not used by another thread

@@ -165,9 +165,10 @@ pub unsafe extern "C" fn ptx_opt_options_set_level(options: *mut PtxOptOptions, 
     })
 }
 
-/// Runs the verifier after every pass (an invalid result is then reported as
-/// an error naming the pass). Returns `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE`
-/// for NULL.
+/// Runs the verifier on the input before the first pass (invalid input is
+/// then reported as `verify` reports it, naming no pass) and after every pass
+/// (an invalid result is then reported as an error naming the pass). Returns
+/// `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE` for NULL.
 ///
 /// # Safety
 /// `options` is NULL or a live options object not used by another thread
@@ -327,7 +328,7 @@ fn unlocated(name: &str, message: &str) -> ResultDiagnostic {
 fn error_result(name: &str, source: &str, error: &facade::Error) -> PtxOptResult {
     use facade::ErrorKind;
     let status = match error.kind {
-        ErrorKind::Parse | ErrorKind::Pass(_) | ErrorKind::BrokeIr(_) => PTX_OPT_ERROR_INPUT,
+        ErrorKind::Parse | ErrorKind::Pass(_) | ErrorKind::BrokeIr(_) | ErrorKind::InvalidInput => PTX_OPT_ERROR_INPUT,
         ErrorKind::UnknownPass(_) | ErrorKind::Threads(_) => PTX_OPT_ERROR_USAGE,
     };
     let suffix = match &error.kind {

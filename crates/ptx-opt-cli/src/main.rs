@@ -44,7 +44,7 @@ struct Cli {
     #[arg(short = 'O', value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=2))]
     level: Option<u8>,
 
-    /// Run the verifier after every pass; name the pass that broke the IR.
+    /// Run the verifier on the input, then after every pass; name the pass that broke the IR.
     #[arg(long)]
     verify_each: bool,
 

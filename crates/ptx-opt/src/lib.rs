@@ -66,7 +66,9 @@ pub use ptx_pass::{PassRecord, PassRun, PassStats, Remark, Snapshot};
 pub struct Options {
     /// Pass names, in order (empty: parse and print only).
     pub passes: Vec<String>,
-    /// Verify after each pass, naming the pass that broke the IR.
+    /// Verify the input before the first pass ([`ErrorKind::InvalidInput`]
+    /// if it is invalid) and the IR after each pass, naming the pass that
+    /// broke it ([`ErrorKind::BrokeIr`]).
     pub verify_each: bool,
     /// Keep the printed module after these passes.
     pub print_after: Vec<String>,
@@ -144,6 +146,9 @@ pub enum ErrorKind {
     Pass(String),
     /// The verifier rejected the output of this pass: a bug in the pass.
     BrokeIr(String),
+    /// With [`Options::verify_each`], the verifier rejected the input before
+    /// the first pass ran (the diagnostics are those of the `verify` pass).
+    InvalidInput,
     /// The thread pool could not be created.
     Threads(String),
 }
@@ -186,6 +191,7 @@ impl std::fmt::Display for Error {
             ErrorKind::UnknownPass(p) => write!(f, "unknown pass '{p}'")?,
             ErrorKind::Pass(p) => write!(f, "pass '{p}' failed")?,
             ErrorKind::BrokeIr(p) => write!(f, "pass '{p}' produced invalid PTX")?,
+            ErrorKind::InvalidInput => write!(f, "invalid input (rejected by the verifier before the first pass)")?,
             ErrorKind::Threads(e) => write!(f, "cannot create thread pool: {e}")?,
         }
         if let Some(d) = self.diagnostics.first() {
@@ -246,7 +252,11 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
     );
     let mut run = || {
         manager.run(module).map_err(|e| Error {
-            kind: if e.broke_ir { ErrorKind::BrokeIr(e.pass.into()) } else { ErrorKind::Pass(e.pass.into()) },
+            kind: match e.kind {
+                ptx_pass::PipelineErrorKind::Pass(p) => ErrorKind::Pass(p.into()),
+                ptx_pass::PipelineErrorKind::BrokeIr(p) => ErrorKind::BrokeIr(p.into()),
+                ptx_pass::PipelineErrorKind::InvalidInput => ErrorKind::InvalidInput,
+            },
             diagnostics: e.diagnostics,
         })
     };

@@ -4,14 +4,15 @@
 //! ([`FunctionPass`]); function passes run in parallel across functions with
 //! rayon, and every result is gathered in function order, so output does not
 //! depend on the thread count. The [`PassManager`] runs a list of passes,
-//! verifies after each one when asked (naming the pass that broke the IR),
+//! verifies the input and then the IR after each pass when asked (naming the
+//! pass that broke the IR, or none if the input was already invalid),
 //! collects per-pass statistics and timings, and records optimization remarks.
 
 #![warn(missing_docs)]
 
 mod manager;
 
-pub use manager::{PassManager, PassManagerOptions, PassRecord, PassRun, PipelineError, Snapshot};
+pub use manager::{PassManager, PassManagerOptions, PassRecord, PassRun, PipelineError, PipelineErrorKind, Snapshot};
 pub use ptx_analysis::FunctionAnalyses;
 use ptx_analysis::Keep;
 use ptx_ir::{Diagnostic, FuncId, Function, Module, Span};

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 /// Switches users of `opt` / `wasm-opt` expect.
 #[derive(Clone, Debug, Default)]
 pub struct PassManagerOptions {
-    /// Run the verifier after every pass and name the pass that broke the IR.
+    /// Run the verifier on the input before the first pass (an invalid input
+    /// is reported as such, blaming no pass) and after every pass, naming the
+    /// pass that broke the IR.
     pub verify_each: bool,
     /// Print the module after the passes with these names.
     pub print_after: Vec<String>,
@@ -49,12 +51,23 @@ pub struct PassRun {
 /// Why a pipeline stopped.
 #[derive(Clone, Debug)]
 pub struct PipelineError {
-    /// The pass that failed, or (with `verify_each`) the pass after which the verifier failed.
-    pub pass: &'static str,
-    /// True if the verifier rejected the IR a pass produced (a bug in that pass).
-    pub broke_ir: bool,
+    /// What failed.
+    pub kind: PipelineErrorKind,
     /// The diagnostics.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// What stopped a pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PipelineErrorKind {
+    /// This pass reported errors (e.g. `verify` found invalid code).
+    Pass(&'static str),
+    /// With `verify_each`, the verifier rejected the IR this pass produced
+    /// (a bug in that pass).
+    BrokeIr(&'static str),
+    /// With `verify_each`, the verifier rejected the input, before the first
+    /// pass ran: no pass is to blame.
+    InvalidInput,
 }
 
 /// Runs passes in order.
@@ -71,16 +84,31 @@ impl PassManager {
     }
 
     /// Runs every pass on `module`.
+    ///
+    /// With `verify_each` (and a verifier), the input is verified first, so
+    /// that invalid input is reported as [`PipelineErrorKind::InvalidInput`]
+    /// (with the verifier's diagnostics, as `--passes=verify` gives them)
+    /// instead of being blamed on the first pass. With no pass to run, there
+    /// is nothing to blame and nothing is verified.
     pub fn run(&self, module: &mut Module) -> Result<PassRun, PipelineError> {
         let mut run = PassRun::default();
         let mut analyses = Analyses::default();
+        if self.options.verify_each && !self.passes.is_empty() {
+            if let Some(verifier) = &self.verifier {
+                // The verifier only reads: what it computes stays valid for the first pass.
+                let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
+                verifier
+                    .run(module, &mut cx)
+                    .map_err(|diagnostics| PipelineError { kind: PipelineErrorKind::InvalidInput, diagnostics })?;
+            }
+        }
         for pass in &self.passes {
             let name = pass.name();
             let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
             let start = Instant::now();
             let changed = pass
                 .run(module, &mut cx)
-                .map_err(|diagnostics| PipelineError { pass: name, broke_ir: false, diagnostics })?;
+                .map_err(|diagnostics| PipelineError { kind: PipelineErrorKind::Pass(name), diagnostics })?;
             let time = start.elapsed();
             let stats = cx.stats;
             if changed && !pass.invalidates_analyses() {
@@ -90,11 +118,9 @@ impl PassManager {
             if self.options.verify_each {
                 if let Some(verifier) = &self.verifier {
                     let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
-                    verifier.run(module, &mut cx).map_err(|diagnostics| PipelineError {
-                        pass: name,
-                        broke_ir: true,
-                        diagnostics,
-                    })?;
+                    verifier
+                        .run(module, &mut cx)
+                        .map_err(|diagnostics| PipelineError { kind: PipelineErrorKind::BrokeIr(name), diagnostics })?;
                 }
             }
             if self.options.print_after_all || self.options.print_after.iter().any(|p| p == name) {

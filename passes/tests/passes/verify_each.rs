@@ -1,10 +1,12 @@
 //! `--verify-each`: a pass that breaks the IR is named. The pass below is a
 //! deliberately wrong rewrite (it retypes an `add.s32` as `add.f32`, which
 //! the verifier rejects for its `.s32` registers); the manager must
-//! stop after it and blame it, not a later pass or the input.
+//! stop after it and blame it, not a later pass or the input. And the
+//! reverse: input that is already invalid is reported as invalid input,
+//! with the diagnostics `verify` gives, not blamed on the first pass.
 
 use ptx_ir::{Diagnostic, Function, Modifier, Opcode, ScalarType};
-use ptx_pass::{FunctionContext, FunctionPass, PassManager, PassManagerOptions, PerFunction};
+use ptx_pass::{FunctionContext, FunctionPass, PassManager, PassManagerOptions, PerFunction, PipelineErrorKind};
 
 struct RetypeAdds;
 
@@ -41,22 +43,47 @@ const INPUT: &str = ".version 8.0
 }
 ";
 
-fn run(verify_each: bool) -> Result<(), ptx_pass::PipelineError> {
-    let mut module = ptx_parse::parse(INPUT).expect("input parses");
-    let passes: Vec<Box<dyn ptx_pass::Pass>> = vec![
+/// [`INPUT`] with a `.b64` register as the destination of a 32-bit add,
+/// which the verifier (and ptxas) rejects: invalid before any pass runs.
+const INVALID_INPUT: &str = ".version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 k_param_0)
+{
+	.reg .s32 %r<4>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [k_param_0];
+	cvta.to.global.u64 %rd2, %rd1;
+	ld.global.u32 %r1, [%rd2];
+	add.s32 %rd1, %r1, 1;
+	st.global.u32 [%rd2], %r2;
+	ret;
+}
+";
+
+/// The pipeline of these tests: a correct pass, the broken one, a correct one.
+fn pipeline() -> Vec<Box<dyn ptx_pass::Pass>> {
+    vec![
         (ptx_passes::lookup("fold-prmt").unwrap().create)(),
         Box::new(PerFunction(RetypeAdds)),
         (ptx_passes::lookup("legalize-relaxed").unwrap().create)(),
-    ];
+    ]
+}
+
+fn run_on(input: &str, passes: Vec<Box<dyn ptx_pass::Pass>>, verify_each: bool) -> Result<(), ptx_pass::PipelineError> {
+    let mut module = ptx_parse::parse(input).expect("input parses");
     let options = PassManagerOptions { verify_each, ..PassManagerOptions::default() };
     PassManager::new(passes, ptx_passes::verifier(), options).run(&mut module).map(|_| ())
+}
+
+fn run(verify_each: bool) -> Result<(), ptx_pass::PipelineError> {
+    run_on(INPUT, pipeline(), verify_each)
 }
 
 #[test]
 fn verify_each_names_the_pass_that_broke_the_ir() {
     let error = run(true).expect_err("the broken IR is caught");
-    assert_eq!(error.pass, "retype-adds");
-    assert!(error.broke_ir);
+    assert_eq!(error.kind, PipelineErrorKind::BrokeIr("retype-adds"));
     assert!(!error.diagnostics.is_empty());
     let line = crate::line_of(INPUT, error.diagnostics[0].span.start);
     assert_eq!(line, 11, "the diagnostic points at the retyped add: {:?}", error.diagnostics);
@@ -65,4 +92,29 @@ fn verify_each_names_the_pass_that_broke_the_ir() {
 #[test]
 fn without_verify_each_the_broken_ir_goes_through() {
     assert!(run(false).is_ok());
+}
+
+/// Regression: invalid input was blamed on the first pass ("after pass
+/// 'fold-prmt', which produced invalid PTX"). The input is verified first
+/// and reported as invalid, with exactly the diagnostics of `verify`.
+#[test]
+fn verify_each_reports_invalid_input_as_such() {
+    let verify = run_on(INVALID_INPUT, vec![ptx_passes::verifier().unwrap()], false).expect_err("verify rejects it");
+    assert_eq!(verify.kind, PipelineErrorKind::Pass("verify"));
+    assert_eq!(crate::line_of(INVALID_INPUT, verify.diagnostics[0].span.start), 11, "{:?}", verify.diagnostics);
+
+    let error = run_on(INVALID_INPUT, pipeline(), true).expect_err("the invalid input is caught");
+    assert_eq!(error.kind, PipelineErrorKind::InvalidInput);
+    assert_eq!(error.diagnostics, verify.diagnostics);
+
+    // A single correct pass: still the input, not that pass.
+    let legalize = vec![(ptx_passes::lookup("legalize-relaxed").unwrap().create)()];
+    let error = run_on(INVALID_INPUT, legalize, true).expect_err("the invalid input is caught");
+    assert_eq!(error.kind, PipelineErrorKind::InvalidInput);
+    assert_eq!(error.diagnostics, verify.diagnostics);
+
+    // Without verify-each nothing checks the input; with no pass there is
+    // nothing to verify before (as `ptx_opt::optimize` with no pass).
+    assert!(run_on(INVALID_INPUT, vec![(ptx_passes::lookup("fold-prmt").unwrap().create)()], false).is_ok());
+    assert!(run_on(INVALID_INPUT, Vec::new(), true).is_ok());
 }

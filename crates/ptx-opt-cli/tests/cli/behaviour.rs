@@ -201,6 +201,28 @@ fn errors_never_create_or_touch_the_output_file() {
     }
 }
 
+/// Regression: with `--verify-each`, input the verifier rejects was blamed
+/// on the first pass (`... (after pass 'legalize-relaxed', which produced
+/// invalid PTX)`). It is reported as `--passes=verify` reports it: the same
+/// `FILE:LINE:COL: error:` lines and snippets, naming no pass, exit 1.
+#[test]
+fn verify_each_reports_invalid_input_not_the_first_pass() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    std::fs::write(dir.path().join("rejected.ptx"), REJECTED_BY_VERIFY).expect("writable scratch directory");
+    let verify = ptx_opt(dir.path(), &["rejected.ptx", "--passes=verify"], b"");
+    assert_eq!(verify.status.code(), Some(1), "{}", stderr_of(&verify));
+    let expected = stderr_of(&verify);
+    assert!(expected.starts_with("rejected.ptx:10:2: error: add.u32: "), "{expected}");
+    for passes in ["legalize-relaxed", "combine-cvt-pack,fold-prmt", "verify"] {
+        let output = ptx_opt(dir.path(), &["rejected.ptx", &format!("--passes={passes}"), "--verify-each"], b"");
+        let stderr = stderr_of(&output);
+        assert_eq!(output.status.code(), Some(1), "--passes={passes}: {stderr}");
+        assert!(output.stdout.is_empty());
+        assert!(!stderr.contains("after pass"), "--passes={passes}: a pass is blamed:\n{stderr}");
+        assert_eq!(stderr, expected, "--passes={passes} --verify-each reports what --passes=verify does");
+    }
+}
+
 #[test]
 fn unwritable_output_is_an_error() {
     let (input, _) = sample();
