@@ -1,6 +1,7 @@
 //! Integration tests of the passes, one binary: one module per pass, with
 //! the helpers they share here.
 
+mod combine_cvt_pack;
 mod verify;
 mod verify_each;
 
