@@ -37,8 +37,29 @@ fn item_span(module: &Module, item: &ModuleItem) -> crate::Span {
     }
 }
 
+/// Appends the text of `source[range]` as `module` has it: the module is a
+/// batch of a bigger one (`ptx_parse::parse_in_batches`) whose items all lie
+/// in `range`, and printing the batches of a module one after the other
+/// gives what [`print_module`] gives for the whole. False, with nothing
+/// appended, if the module no longer has its source (a module-level change)
+/// or `range` is not within it.
+pub fn write_module_range(module: &Module, range: std::ops::Range<usize>, out: &mut String) -> bool {
+    match &module.source {
+        Some(source) if range.start <= range.end && range.end <= source.len() => {
+            write_source_range(module, source, range, out);
+            true
+        }
+        _ => false,
+    }
+}
+
 fn write_module_preserving(module: &Module, source: &str, out: &mut String) {
-    let mut copied_to = 0usize;
+    write_source_range(module, source, 0..source.len(), out)
+}
+
+fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usize>, out: &mut String) {
+    let source = &source[..range.end];
+    let mut copied_to = range.start;
     for item in &module.items {
         let span = item_span(module, item);
         let (start, end) = (span.start as usize, span.end as usize);

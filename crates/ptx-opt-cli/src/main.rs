@@ -18,7 +18,10 @@ fn after_help() -> String {
     }
     for level in 0..=2u8 {
         let list = ptx_opt::pipeline(level);
-        s.push_str(&format!("\n-O{level}: {}", if list.is_empty() { "(no passes)".to_string() } else { list.join(",") }));
+        s.push_str(&format!(
+            "\n-O{level}: {}",
+            if list.is_empty() { "(no passes)".to_string() } else { list.join(",") }
+        ));
     }
     s.push('\n');
     s
@@ -173,18 +176,30 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         threads: cli.threads,
         reformat: cli.reformat,
     };
-    let mut module = match ptx_opt::parse(&source) {
-        Ok(m) => m,
-        Err(e) => {
-            render::diagnostics(&display_name, &source, &e);
-            return Err(Failure::Input);
-        }
-    };
-    let run = match ptx_opt::run_passes(&mut module, &options) {
-        Ok(run) => run,
-        Err(e) => {
-            render::diagnostics(&display_name, &source, &e);
-            return Err(Failure::Input);
+    // PTX out: the library's optimize, which streams what it can and keeps
+    // no module when there is nothing to do. The graphs need the module.
+    let (run, text) = match cli.emit {
+        Emit::Ptx => match ptx_opt::optimize(&source, &options) {
+            Ok(output) => (output.run, output.ptx),
+            Err(e) => {
+                render::diagnostics(&display_name, &source, &e);
+                return Err(Failure::Input);
+            }
+        },
+        Emit::CfgDot | Emit::DefuseDot => {
+            let module_and_run = ptx_opt::parse(&source).and_then(|mut module| {
+                let run = ptx_opt::run_passes(&mut module, &options)?;
+                Ok((module, run))
+            });
+            let (module, run) = match module_and_run {
+                Ok(m) => m,
+                Err(e) => {
+                    render::diagnostics(&display_name, &source, &e);
+                    return Err(Failure::Input);
+                }
+            };
+            let text = if cli.emit == Emit::CfgDot { ptx_opt::cfg_dot(&module) } else { ptx_opt::defuse_dot(&module) };
+            (run, text)
         }
     };
     let mut stderr = io::stderr().lock();
@@ -205,12 +220,6 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     if let Some(path) = remarks_path {
         write_output(Some(path), &remarks::to_json_lines(&display_name, &source, &run))?;
     }
-    let text = match cli.emit {
-        Emit::CfgDot => ptx_opt::cfg_dot(&module),
-        Emit::DefuseDot => ptx_opt::defuse_dot(&module),
-        Emit::Ptx if cli.reformat => ptx_opt::ir::print::print_module_canonical(&module),
-        Emit::Ptx => ptx_opt::print(&module),
-    };
     write_output(cli.output.as_deref(), &text)
 }
 

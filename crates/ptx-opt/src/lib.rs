@@ -234,13 +234,7 @@ pub fn pipeline(level: u8) -> &'static [&'static str] {
 
 /// Runs the passes of `options` on a parsed module.
 pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Error> {
-    let mut passes = Vec::with_capacity(options.passes.len());
-    for name in &options.passes {
-        match ptx_passes::lookup(name) {
-            Some(info) => passes.push((info.create)()),
-            None => return Err(Error { kind: ErrorKind::UnknownPass(name.clone()), diagnostics: Vec::new() }),
-        }
-    }
+    let passes = create_passes(options)?;
     let manager = ptx_pass::PassManager::new(
         passes,
         ptx_passes::verifier(),
@@ -250,7 +244,7 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
             print_after_all: options.print_after_all,
         },
     );
-    let mut run = || {
+    let run = || {
         manager.run(module).map_err(|e| Error {
             kind: match e.kind {
                 ptx_pass::PipelineErrorKind::Pass(p) => ErrorKind::Pass(p.into()),
@@ -260,6 +254,23 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
             diagnostics: e.diagnostics,
         })
     };
+    in_thread_pool(options, run)
+}
+
+fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Error> {
+    let mut passes = Vec::with_capacity(options.passes.len());
+    for name in &options.passes {
+        match ptx_passes::lookup(name) {
+            Some(info) => passes.push((info.create)()),
+            None => return Err(Error { kind: ErrorKind::UnknownPass(name.clone()), diagnostics: Vec::new() }),
+        }
+    }
+    Ok(passes)
+}
+
+/// Runs `run` on the thread pool `options.threads` asks for (rayon's global
+/// pool if none).
+fn in_thread_pool<T: Send>(options: &Options, run: impl FnOnce() -> Result<T, Error> + Send) -> Result<T, Error> {
     match options.threads {
         None => run(),
         Some(n) if n > MAX_THREADS => Err(Error {
@@ -286,6 +297,14 @@ pub const MAX_THREADS: usize = 256;
 /// checked ([`ptx_parse::validate`]: the same diagnostics as [`parse`]) and
 /// no module is kept: a build step or a JIT that runs ptx-opt with nothing
 /// to do pays for the check alone, in memory bounded by the largest function.
+///
+/// A pipeline of passes that work one function at a time (all but
+/// `verify`), without `verify_each`, `print_after` or `reformat`, is
+/// streamed: the module is parsed, optimized and printed in batches of about
+/// [`STREAM_BATCH_BYTES`] of source, so memory stays bounded by a batch
+/// instead of the whole module. The output, counters and remarks are those
+/// of the whole-module run; whenever anything goes wrong (a parse error, a
+/// pass error) the whole module is run instead, which gives the diagnostics.
 pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
     if options.passes.is_empty() && !options.reformat {
         ptx_parse::validate(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
@@ -293,6 +312,55 @@ pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
         let run = run_passes(&mut Module::default(), options)?;
         return Ok(Output { ptx: source.to_string(), run });
     }
+    if let Some(output) = optimize_in_batches(source, options, STREAM_BATCH_BYTES)? {
+        return Ok(output);
+    }
+    optimize_whole(source, options)
+}
+
+/// Source bytes per batch of a streamed pipeline (see [`optimize`]): small
+/// enough that a batch's IR (about 10 bytes per byte of source) is a fraction
+/// of the input, large enough to hold many functions for the thread pool.
+pub const STREAM_BATCH_BYTES: usize = 256 << 10;
+
+/// [`optimize`] in batches of about `batch_bytes`; None if the pipeline
+/// cannot be streamed or anything went wrong (then run it whole).
+#[doc(hidden)]
+pub fn optimize_in_batches(source: &str, options: &Options, batch_bytes: usize) -> Result<Option<Output>, Error> {
+    let whole_module_needed = options.reformat
+        || options.verify_each
+        || options.print_after_all
+        || !options.print_after.is_empty()
+        || options.passes.is_empty();
+    if whole_module_needed {
+        return Ok(None);
+    }
+    let passes = create_passes(options)?;
+    if !passes.iter().all(|p| p.function_local()) {
+        return Ok(None);
+    }
+    let manager = ptx_pass::PassManager::new(passes, None, ptx_pass::PassManagerOptions::default());
+    in_thread_pool(options, || {
+        let source: std::sync::Arc<str> = std::sync::Arc::from(source);
+        let mut ptx = String::with_capacity(source.len() + (1 << 12));
+        let mut run = PassRun::default();
+        let completed =
+            ptx_parse::parse_in_batches(&source, batch_bytes, |mut batch, range| match manager.run(&mut batch) {
+                Ok(batch_run) => {
+                    run.absorb(batch_run);
+                    ptx_ir::print::write_module_range(&batch, range, &mut ptx)
+                }
+                // The whole-module run reports it, in pass order.
+                Err(_) => false,
+            });
+        Ok(completed.then_some(Output { ptx, run }))
+    })
+}
+
+/// [`optimize`] on the whole module at once (no streaming), for tests that
+/// compare the two.
+#[doc(hidden)]
+pub fn optimize_whole(source: &str, options: &Options) -> Result<Output, Error> {
     let mut module = parse(source)?;
     let run = run_passes(&mut module, options)?;
     if options.reformat {

@@ -62,6 +62,48 @@ pub fn parse_shared(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
     parse_pieces(&source, lowering, || lower::ModuleLowering::new(source.clone()), Bodies::Scanned)
 }
 
+/// Parses `source` in batches of whole groups of items (about
+/// `batch_bytes` of source each) and hands each to `on_batch` as a module of
+/// its own, with the byte range of the source it covers (the ranges tile the
+/// source), so a caller that works one function at a time never holds the
+/// whole module. Each batch module keeps the whole source and the header.
+///
+/// Returns false, and the caller should use [`parse`] instead (which gives
+/// the module or the diagnostics), when anything goes wrong: a group that
+/// does not parse on its own, an error in a batch, or `on_batch` returning
+/// false. Batches already handed over are then to be thrown away.
+pub fn parse_in_batches(
+    source: &Arc<str>,
+    batch_bytes: usize,
+    mut on_batch: impl FnMut(Module, std::ops::Range<usize>) -> bool,
+) -> bool {
+    if source.len() >= u32::MAX as usize {
+        return false;
+    }
+    let Ok(scan) = chunks::prescan(source) else { return false };
+    let mut lowering = lower::ModuleLowering::new(source.clone());
+    let mut block_opens = scan.block_opens.iter().copied().peekable();
+    let (mut start, mut batch_start) = (0, 0);
+    for (i, end) in scan.cuts.iter().copied().chain([source.len()]).enumerate() {
+        let mut last_open = None;
+        while let Some(open) = block_opens.next_if(|&open| open < end) {
+            last_open = Some(open);
+        }
+        if !parse_group(source, &mut lowering, i == 0, start..end, last_open, Bodies::Scanned) {
+            return false;
+        }
+        start = end;
+        if end - batch_start >= batch_bytes || end == source.len() {
+            let Some(batch) = lowering.take_batch() else { return false };
+            if !on_batch(batch, batch_start..end) {
+                return false;
+            }
+            batch_start = end;
+        }
+    }
+    true
+}
+
 /// Parses a module with the grammar alone, without the body scanner: the
 /// reference that tests compare [`parse`] with.
 #[doc(hidden)]
@@ -132,30 +174,51 @@ fn parse_pieces_with(
     let mut block_opens = scan.block_opens.iter().copied().peekable();
     let mut start = 0;
     for (i, end) in scan.cuts.iter().copied().chain([source.len()]).enumerate() {
-        let group = &source[start..end];
         let mut last_open = None;
         while let Some(open) = block_opens.next_if(|&open| open < end) {
             last_open = Some(open);
         }
-        let scanned = bodies == Bodies::Scanned
-            && last_open.is_some_and(|open| {
-                let rule = if i == 0 { Rule::file_head } else { Rule::chunk_head };
-                match PtxParser::parse(rule, &source[start..open]).ok().and_then(|mut pairs| pairs.next()) {
-                    Some(head) => lowering.add_scanned(head, start, group, open - start),
-                    None => false,
-                }
-            });
-        if !scanned {
-            let rule = if i == 0 { Rule::file } else { Rule::chunk };
-            match PtxParser::parse(rule, group).ok().and_then(|mut pairs| pairs.next()) {
-                Some(pair) => lowering.add(pair, start),
-                None => return parse_whole(source, whole()),
-            }
+        if !parse_group(source, &mut lowering, i == 0, start..end, last_open, bodies) {
+            return parse_whole(source, whole());
         }
         start = end;
     }
     inspect(&lowering);
     lowering.finish()
+}
+
+/// Parses and lowers the group of items `source[range]` (the first group
+/// holds the header), its last function's body with the body scanner when
+/// `last_open` is where a module-level block of the group opens. False when
+/// the group does not parse on its own.
+fn parse_group(
+    source: &str,
+    lowering: &mut lower::ModuleLowering,
+    first: bool,
+    range: std::ops::Range<usize>,
+    last_open: Option<usize>,
+    bodies: Bodies,
+) -> bool {
+    let (start, group) = (range.start, &source[range]);
+    let scanned = bodies == Bodies::Scanned
+        && last_open.is_some_and(|open| {
+            let rule = if first { Rule::file_head } else { Rule::chunk_head };
+            match PtxParser::parse(rule, &source[start..open]).ok().and_then(|mut pairs| pairs.next()) {
+                Some(head) => lowering.add_scanned(head, start, group, open - start),
+                None => false,
+            }
+        });
+    if scanned {
+        return true;
+    }
+    let rule = if first { Rule::file } else { Rule::chunk };
+    match PtxParser::parse(rule, group).ok().and_then(|mut pairs| pairs.next()) {
+        Some(pair) => {
+            lowering.add(pair, start);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Parses the module in one piece, as [`parse`] does when the module cannot

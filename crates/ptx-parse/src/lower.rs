@@ -116,6 +116,23 @@ impl ModuleLowering {
         true
     }
 
+    /// Hands over what was lowered so far as a module of its own (the
+    /// header, which later batches keep, and the items since the last
+    /// batch); None if anything had errors.
+    pub fn take_batch(&mut self) -> Option<Module> {
+        if !self.errors.is_empty() {
+            return None;
+        }
+        let header = Module {
+            source: self.module.source.clone(),
+            version: self.module.version,
+            target: self.module.target.clone(),
+            address_size: self.module.address_size,
+            ..Module::default()
+        };
+        Some(std::mem::replace(&mut self.module, header))
+    }
+
     /// How much the body scanner read so far.
     pub fn coverage(&self) -> ScanCoverage {
         self.coverage

@@ -126,12 +126,7 @@ impl<'a> FunctionContext<'a> {
 
     /// Records a remark about a rewrite at `span`.
     pub fn remark(&mut self, span: Span, message: impl Into<String>) {
-        self.remarks.push(Remark {
-            pass: self.pass,
-            span,
-            function: self.function.clone(),
-            message: message.into(),
-        });
+        self.remarks.push(Remark { pass: self.pass, span, function: self.function.clone(), message: message.into() });
     }
 
     /// Consumes the context, returning its counters and remarks.
@@ -180,6 +175,13 @@ pub trait Pass: Send + Sync {
     /// True if the pass drops stale analyses itself (per function); otherwise
     /// the manager drops, for every function, what the pass does not preserve.
     fn invalidates_analyses(&self) -> bool {
+        false
+    }
+    /// True if the pass reads and changes one function at a time and sees
+    /// nothing else of the module than its header ([`ModuleInfo`]): it then
+    /// gives the same result on a module cut into batches of functions
+    /// (`ptx_opt::optimize` streams such pipelines).
+    fn function_local(&self) -> bool {
         false
     }
 }
@@ -271,6 +273,9 @@ impl<P: FunctionPass> Pass for PerFunction<P> {
         run_function_pass(&self.0, module, cx)
     }
     fn invalidates_analyses(&self) -> bool {
+        true
+    }
+    fn function_local(&self) -> bool {
         true
     }
 }

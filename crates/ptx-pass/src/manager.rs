@@ -48,6 +48,28 @@ pub struct PassRun {
     pub snapshots: Vec<Snapshot>,
 }
 
+impl PassRun {
+    /// Adds the run of the same pipeline over the next part of a module (a
+    /// streamed pipeline): per pass, `changed` and times add up, counters
+    /// are summed and remarks follow in order, as one run over the whole
+    /// module gives them.
+    pub fn absorb(&mut self, next: PassRun) {
+        if self.passes.is_empty() {
+            *self = next;
+            return;
+        }
+        for (mine, theirs) in self.passes.iter_mut().zip(next.passes) {
+            mine.changed |= theirs.changed;
+            mine.time += theirs.time;
+            for (name, n) in theirs.stats.counters {
+                *mine.stats.counters.entry(name).or_default() += n;
+            }
+            mine.stats.remarks.extend(theirs.stats.remarks);
+        }
+        self.snapshots.extend(next.snapshots);
+    }
+}
+
 /// Why a pipeline stopped.
 #[derive(Clone, Debug)]
 pub struct PipelineError {

@@ -9,3 +9,4 @@ mod library;
 mod pass_cases;
 mod pass_corpus;
 mod round_trip;
+mod streaming;

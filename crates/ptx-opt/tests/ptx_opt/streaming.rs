@@ -1,0 +1,83 @@
+//! Streaming (`optimize` in batches of functions) gives what the whole-module
+//! run gives: the same text, counters and remarks, on every corpus file and
+//! every pipeline that streams; and it steps aside for what it cannot do.
+
+use crate::corpus;
+use ptx_opt::{Options, Output};
+
+/// What a run produced, less the timings.
+fn observable(output: &Output) -> (String, Vec<String>) {
+    let passes = output
+        .run
+        .passes
+        .iter()
+        .map(|p| format!("{} changed={} {:?} {:?}", p.name, p.changed, p.stats.counters, p.stats.remarks))
+        .collect();
+    (output.ptx.clone(), passes)
+}
+
+fn check(source: &str, options: &Options, batch_bytes: usize) -> Result<(), String> {
+    let whole = ptx_opt::optimize_whole(source, options).map_err(|e| format!("whole run failed: {e:?}"))?;
+    let streamed = ptx_opt::optimize_in_batches(source, options, batch_bytes)
+        .map_err(|e| format!("streamed run failed: {e:?}"))?
+        .ok_or("the pipeline did not stream")?;
+    let (whole, streamed) = (observable(&whole), observable(&streamed));
+    if whole.0 != streamed.0 {
+        return Err("different text".into());
+    }
+    if whole.1 != streamed.1 {
+        return Err(format!("different counters or remarks:\n  whole:    {:?}\n  streamed: {:?}", whole.1, streamed.1));
+    }
+    Ok(())
+}
+
+/// Every function-local pass alone and -O2, one group of items per batch
+/// (the most cuts) and 64 KiB batches, over the whole corpus.
+#[test]
+fn streamed_pipelines_match_the_whole_module_run() {
+    let mut pipelines: Vec<Vec<&str>> = vec![ptx_opt::pipeline(2).to_vec()];
+    pipelines.extend(ptx_opt::passes().iter().filter(|p| p.name != "verify").map(|p| vec![p.name]));
+    let mut failures = Vec::new();
+    for file in corpus::files() {
+        for passes in &pipelines {
+            let options = Options::with_passes(passes.iter().copied());
+            for batch_bytes in [1, 64 << 10] {
+                if let Err(e) = check(&file.source, &options, batch_bytes) {
+                    failures.push(format!("{} {passes:?} batches of {batch_bytes}: {e}", file.name));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} runs differ:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// What needs the whole module does not stream: the verifier (it resolves
+/// names across the module), verify-each, print-after, reformat.
+#[test]
+fn whole_module_options_do_not_stream() {
+    let source = &corpus::files()[0].source;
+    let o2 = || Options::with_passes(ptx_opt::pipeline(2).iter().copied());
+    for options in [
+        Options::with_passes(["fold-prmt", "verify"]),
+        Options { verify_each: true, ..o2() },
+        Options { print_after_all: true, ..o2() },
+        Options { print_after: vec!["fold-prmt".into()], ..o2() },
+        Options { reformat: true, ..o2() },
+    ] {
+        assert!(ptx_opt::optimize_in_batches(source, &options, 1).unwrap().is_none(), "{options:?}");
+    }
+}
+
+/// An error in a late function: streaming gives up and `optimize` reports
+/// exactly what the whole-module run reports.
+#[test]
+fn a_late_parse_error_is_reported_as_by_the_whole_run() {
+    let file = corpus::files().iter().max_by_key(|f| f.source.len()).unwrap();
+    let at = file.source.rfind("ret;").expect("the largest file returns");
+    let broken = format!("{}@%undeclared_guard ret;{}", &file.source[..at], &file.source[at + 4..]);
+    let options = Options::with_passes(ptx_opt::pipeline(2).iter().copied());
+    assert!(ptx_opt::optimize_in_batches(&broken, &options, 1).unwrap().is_none());
+    let streamed = ptx_opt::optimize(&broken, &options).unwrap_err();
+    let whole = ptx_opt::optimize_whole(&broken, &options).unwrap_err();
+    assert_eq!(format!("{streamed:?}"), format!("{whole:?}"));
+}
