@@ -82,7 +82,8 @@ pub enum Stage {
     Analyses,
     /// One registered pass alone, run by the pass manager on one thread.
     Pass(String),
-    /// `ptx_opt::optimize` at -O2 on one thread: parse, passes, print.
+    /// `ptx_opt::optimize` at -O2 on one thread: parse, passes, print, streamed
+    /// in batches as `ptx-opt -O2 FILE` runs it.
     O2,
 }
 
@@ -161,7 +162,7 @@ pub fn run_analyses(module: &Module) -> usize {
 /// Runs `stage` once on `source` and returns its time. `parsed` is a module
 /// parsed from `source` for the stages that start from the IR (print,
 /// analyses, passes); a pass consumes it, so the caller parses again.
-pub fn run_stage(stage: &Stage, source: &str, parsed: &mut Option<Module>) -> Duration {
+pub fn run_stage(stage: &Stage, source: &std::sync::Arc<str>, parsed: &mut Option<Module>) -> Duration {
     let needs_module = matches!(stage, Stage::Print | Stage::PrintCanonical | Stage::Analyses | Stage::Pass(_));
     if needs_module && parsed.is_none() {
         *parsed = Some(parse_ok(source));
@@ -207,7 +208,7 @@ pub fn run_stage(stage: &Stage, source: &str, parsed: &mut Option<Module>) -> Du
             }
             return elapsed;
         }
-        Stage::O2 => match ptx_opt::optimize(source, &one_thread(ptx_opt::Options::with_level(2))) {
+        Stage::O2 => match ptx_opt::optimize_shared(source.clone(), &one_thread(ptx_opt::Options::with_level(2))) {
             Ok(out) => {
                 std::hint::black_box(out.ptx);
             }

@@ -167,6 +167,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         }
     }
     let (display_name, source) = read_input(input_path)?;
+    let source: std::sync::Arc<str> = std::sync::Arc::from(source);
 
     let options = ptx_opt::Options {
         passes: std::mem::take(&mut passes),
@@ -179,7 +180,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     // PTX out: the library's optimize, which streams what it can and keeps
     // no module when there is nothing to do. The graphs need the module.
     let (run, text) = match cli.emit {
-        Emit::Ptx => match ptx_opt::optimize(&source, &options) {
+        // The input is handed over, not copied again (optimize_shared).
+        Emit::Ptx => match ptx_opt::optimize_shared(source.clone(), &options) {
             Ok(output) => (output.run, output.ptx),
             Err(e) => {
                 render::diagnostics(&display_name, &source, &e);

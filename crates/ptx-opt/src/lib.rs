@@ -34,6 +34,7 @@
 pub use ptx_ir as ir;
 pub use ptx_ir::{Diagnostic, Module, Span};
 pub use ptx_pass::{PassRecord, PassRun, PassStats, Remark, Snapshot};
+use std::sync::Arc;
 
 /// What to run: the passes, in order, and how.
 ///
@@ -312,21 +313,34 @@ pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
         let run = run_passes(&mut Module::default(), options)?;
         return Ok(Output { ptx: source.to_string(), run });
     }
-    if let Some(output) = optimize_in_batches(source, options, STREAM_BATCH_BYTES)? {
+    optimize_shared(Arc::from(source), options)
+}
+
+/// [`optimize`] of a source the caller hands over, which the module then
+/// shares instead of copying (one copy of the input less in memory).
+pub fn optimize_shared(source: Arc<str>, options: &Options) -> Result<Output, Error> {
+    if options.passes.is_empty() && !options.reformat {
+        return optimize(&source, options);
+    }
+    if let Some(output) = stream(&source, options, STREAM_BATCH_BYTES)? {
         return Ok(output);
     }
-    optimize_whole(source, options)
+    whole(source, options)
 }
 
 /// Source bytes per batch of a streamed pipeline (see [`optimize`]): small
 /// enough that a batch's IR (about 10 bytes per byte of source) is a fraction
 /// of the input, large enough to hold many functions for the thread pool.
-pub const STREAM_BATCH_BYTES: usize = 256 << 10;
+pub const STREAM_BATCH_BYTES: usize = 64 << 10;
 
 /// [`optimize`] in batches of about `batch_bytes`; None if the pipeline
 /// cannot be streamed or anything went wrong (then run it whole).
 #[doc(hidden)]
 pub fn optimize_in_batches(source: &str, options: &Options, batch_bytes: usize) -> Result<Option<Output>, Error> {
+    stream(&Arc::from(source), options, batch_bytes)
+}
+
+fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Option<Output>, Error> {
     let whole_module_needed = options.reformat
         || options.verify_each
         || options.print_after_all
@@ -341,11 +355,10 @@ pub fn optimize_in_batches(source: &str, options: &Options, batch_bytes: usize) 
     }
     let manager = ptx_pass::PassManager::new(passes, None, ptx_pass::PassManagerOptions::default());
     in_thread_pool(options, || {
-        let source: std::sync::Arc<str> = std::sync::Arc::from(source);
         let mut ptx = String::with_capacity(source.len() + (1 << 12));
         let mut run = PassRun::default();
         let completed =
-            ptx_parse::parse_in_batches(&source, batch_bytes, |mut batch, range| match manager.run(&mut batch) {
+            ptx_parse::parse_in_batches(source, batch_bytes, |mut batch, range| match manager.run(&mut batch) {
                 Ok(batch_run) => {
                     run.absorb(batch_run);
                     ptx_ir::print::write_module_range(&batch, range, &mut ptx)
@@ -361,7 +374,12 @@ pub fn optimize_in_batches(source: &str, options: &Options, batch_bytes: usize) 
 /// compare the two.
 #[doc(hidden)]
 pub fn optimize_whole(source: &str, options: &Options) -> Result<Output, Error> {
-    let mut module = parse(source)?;
+    whole(Arc::from(source), options)
+}
+
+fn whole(source: Arc<str>, options: &Options) -> Result<Output, Error> {
+    let mut module =
+        ptx_parse::parse_shared(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
     let run = run_passes(&mut module, options)?;
     if options.reformat {
         module.mark_changed();
