@@ -7,7 +7,8 @@
 //! prints the result both ways (source-preserving and canonical). Any panic, stack overflow, timeout or
 //! out-of-memory is a finding. Beyond "no panic" it checks two invariants
 //! that a fuzzer reaches cheaply: a module that parsed prints to text that
-//! parses again, and canonical printing is a fixpoint.
+//! parses again, and canonical printing is a fixpoint; and it checks that the
+//! streamed -O2 gives what the whole-module run gives.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -22,6 +23,8 @@ fuzz_target!(|data: &[u8]| {
     let printed = canonical(&module);
     let again = ptx_opt::parse(&printed).unwrap_or_else(|e| panic!("canonical print does not parse: {e}"));
     assert_eq!(printed, canonical(&again), "canonical printing is not a fixpoint");
+
+    check_streaming(source);
 
     let names: Vec<&str> = ptx_opt::passes().iter().map(|p| p.name).collect();
     let mut runs: Vec<Vec<&str>> = names.iter().map(|n| vec![*n]).collect();
@@ -40,6 +43,19 @@ fuzz_target!(|data: &[u8]| {
         let _ = canonical(&m);
     }
 });
+
+/// A streamed `optimize` (one group of items per batch) gives what the
+/// whole-module run gives, or steps aside (ARCHITECTURE.md, invariant 10).
+fn check_streaming(source: &str) {
+    let options = Options::with_passes(ptx_opt::pipeline(2).iter().copied());
+    let Ok(Some(streamed)) = ptx_opt::optimize_in_batches(source, &options, 1) else { return };
+    let whole = ptx_opt::optimize_whole(source, &options).expect("what streams also runs whole");
+    assert_eq!(streamed.ptx, whole.ptx, "streamed and whole -O2 print differently");
+    let counters = |o: &ptx_opt::Output| -> Vec<String> {
+        o.run.passes.iter().map(|p| format!("{:?} {:?}", p.stats.counters, p.stats.remarks)).collect()
+    };
+    assert_eq!(counters(&streamed), counters(&whole), "streamed and whole -O2 count differently");
+}
 
 fn canonical(module: &ptx_opt::Module) -> String {
     let mut m = module.clone();
