@@ -81,3 +81,44 @@ fn a_late_parse_error_is_reported_as_by_the_whole_run() {
     let whole = ptx_opt::optimize_whole(&broken, &options).unwrap_err();
     assert_eq!(format!("{streamed:?}"), format!("{whole:?}"));
 }
+
+/// The crafted inputs of `testdata/` (nested scopes, labels in inner blocks,
+/// initializers, debug sections, malformed files): streamed -O2 and every
+/// function-local pass give the whole-module result, errors included.
+#[test]
+fn testdata_streams_like_the_whole_module() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "ptx") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata"), &mut files);
+    files.sort();
+    assert!(files.len() > 50, "testdata found");
+    let mut pipelines: Vec<Vec<&str>> = vec![ptx_opt::pipeline(2).to_vec()];
+    pipelines.extend(ptx_opt::passes().iter().filter(|p| p.name != "verify").map(|p| vec![p.name]));
+    let mut failures = Vec::new();
+    for path in &files {
+        let Ok(source) = std::fs::read_to_string(path) else { continue };
+        for passes in &pipelines {
+            let options = Options::with_passes(passes.iter().copied());
+            let outcome = match ptx_opt::optimize_whole(&source, &options) {
+                Ok(_) => check(&source, &options, 1),
+                Err(whole) => match ptx_opt::optimize(&source, &options) {
+                    Err(streamed) if format!("{streamed:?}") == format!("{whole:?}") => Ok(()),
+                    other => Err(format!("whole run failed with {whole:?}, optimize gave {other:?}")),
+                },
+            };
+            if let Err(e) = outcome {
+                failures.push(format!("{} {passes:?}: {e}", path.display()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} runs differ:\n{}", failures.len(), failures.join("\n"));
+}
