@@ -232,6 +232,8 @@ impl<'f> Verifier<'f> {
                 }
             }
             Operand::Symbol(name) => self.symbol(inst, self.func.names.get(*name)),
+            // Video selectors: ptxas judges which registers they apply to.
+            Operand::RegSelect(..) => {}
             Operand::RegComponent(r, c) => {
                 if self.func.regs[*r].ty.vector.is_none() {
                     let msg = format!("{}.{c}: {} is not a vector register", self.reg(*r), self.reg(*r));
@@ -386,6 +388,8 @@ impl<'f> Verifier<'f> {
                 }
             }
             Operand::RegComponent(r, _) if self.func.regs[*r].ty.vector.is_some() => self.scalar(inst, i, *r, expect),
+            // The video instructions' selectors read part of a 32-bit register.
+            Operand::RegSelect(..) => {}
             Operand::Not(inner) | Operand::Neg(inner) => self.typed_operand(inst, i, inner, expect),
             Operand::Pair(pair) if signature::allows_predicate_pair(inst.opcode) => {
                 self.typed_operand(inst, i, &pair.0, expect);

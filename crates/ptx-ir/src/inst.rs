@@ -100,6 +100,11 @@ pub enum Operand {
     Reg(RegId),
     /// A vector register's element, `%v.x`.
     RegComponent(RegId, char),
+    /// A register with a byte or half-word selector of the video
+    /// instructions (`%r2.b3210`, `%r1.h0`; the selector without its dot).
+    /// Accesses count it as the whole register; a write through it also
+    /// reads the register (the others parts may be kept).
+    RegSelect(RegId, Name),
     /// A special register such as `%tid.x` (kept by its full name).
     Special(Name),
     /// A label of the enclosing function.
@@ -135,7 +140,7 @@ impl Operand {
 
     fn visit_regs(&self, in_addr: bool, f: &mut impl FnMut(RegId, bool)) {
         match self {
-            Operand::Reg(r) | Operand::RegComponent(r, _) => f(*r, in_addr),
+            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) => f(*r, in_addr),
             Operand::Address(a) => {
                 if let AddrBase::Reg(r) = a.base {
                     f(r, true);
@@ -161,7 +166,7 @@ impl Operand {
     /// Mutable access to every register this operand mentions.
     pub fn for_each_reg_mut(&mut self, f: &mut impl FnMut(&mut RegId)) {
         match self {
-            Operand::Reg(r) | Operand::RegComponent(r, _) => f(r),
+            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) => f(r),
             Operand::Address(a) => {
                 if let AddrBase::Reg(r) = &mut a.base {
                     f(r);
@@ -316,7 +321,7 @@ impl Inst {
             // Writing one element of a vector register (`%v.w`) keeps the
             // others: the register is read as well as written.
             let role = match (op, role) {
-                (Operand::RegComponent(..), Access::Def) => Access::UseDef,
+                (Operand::RegComponent(..) | Operand::RegSelect(..), Access::Def) => Access::UseDef,
                 // `call` writes its first operand only when it is the `(..)`
                 // result list; `call %rd, (args), proto` reads the pointer.
                 (op, Access::Def) if shape == opcodes::Shape::Call && !matches!(op, Operand::Parens(_)) => {

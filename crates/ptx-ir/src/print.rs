@@ -352,6 +352,11 @@ pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
             out.push('.');
             out.push(*c);
         }
+        Operand::RegSelect(r, selector) => {
+            write_reg(func, *r, out);
+            out.push('.');
+            write_name(func, *selector, out);
+        }
         Operand::Special(n) | Operand::Symbol(n) => write_name(func, *n, out),
         Operand::Label(l) => write_name(func, func.labels[*l].name, out),
         Operand::Int(i) => match i.text {

@@ -857,7 +857,8 @@ impl<'i> FunctionLowering<'i> {
         };
         if let Some(reg) = self.lookup(ident) {
             return match component {
-                Some(c) => Operand::RegComponent(reg, c.chars().nth(1).unwrap_or('x')),
+                Some(c) if c.len() == 2 => Operand::RegComponent(reg, c.chars().nth(1).unwrap_or('x')),
+                Some(selector) => Operand::RegSelect(reg, self.func.names.intern(&selector[1..])),
                 None => Operand::Reg(reg),
             };
         }
@@ -959,7 +960,7 @@ impl<'i> FunctionLowering<'i> {
                     base = Some(match self.reg_or_symbol(part) {
                         Operand::Reg(r) => AddrBase::Reg(r),
                         Operand::Symbol(n) | Operand::Special(n) => AddrBase::Symbol(n),
-                        Operand::RegComponent(..) => {
+                        Operand::RegComponent(..) | Operand::RegSelect(..) => {
                             self.error(Span::default(), "a vector component cannot be an address");
                             return None;
                         }

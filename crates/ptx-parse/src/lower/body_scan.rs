@@ -234,15 +234,20 @@ impl<'i> FunctionLowering<'i> {
         let b = text.as_bytes();
         let mut end = ident_end(b, pos)?;
         if b.get(end) == Some(&b'.') {
-            // Anything else after the dot fails the grammar's instruction.
-            match b.get(end + 1) {
-                Some(b'x' | b'y' | b'z' | b'w' | b'r' | b'g' | b'b' | b'a')
-                    if !b.get(end + 2).is_some_and(|&c| is_word_char(c)) =>
-                {
-                    end += 2
-                }
-                _ => return None,
+            // A selector (`.b3210`, `.h1`), then a component (`.x`); anything
+            // else after the dot fails the grammar's instruction.
+            let lanes = |from: usize| b[from..].iter().take_while(|c| (b'0'..=b'7').contains(c)).count();
+            let selector = match b.get(end + 1) {
+                Some(b'b') => lanes(end + 2).min(4),
+                Some(b'h') => lanes(end + 2).min(2),
+                _ => 0,
+            };
+            let component = matches!(b.get(end + 1), Some(b'x' | b'y' | b'z' | b'w' | b'r' | b'g' | b'b' | b'a'));
+            let length = if selector > 0 { 1 + selector } else if component { 1 } else { return None };
+            if b.get(end + 1 + length).is_some_and(|&c| is_word_char(c)) {
+                return None;
             }
+            end += 1 + length;
         }
         Some((self.name_operand(&text[pos..end]), end))
     }
