@@ -62,3 +62,49 @@ fn round_trip_gives_identical_cubin_for_every_public_file() {
     );
     assert_eq!(preserved_identical, 227, "the default printer reproduces unchanged input exactly");
 }
+
+/// The hand-written inputs of `testdata/parse` (the grammar's odd corners,
+/// snapshotted by the CLI's `parse_snapshots`) are valid PTX: ptxas accepts
+/// each, and its canonical print gives the same machine code.
+#[test]
+fn testdata_parse_inputs_are_ptx_that_ptxas_accepts() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/parse");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 10, "testdata/parse has its inputs");
+    let failures: Vec<String> = paths
+        .par_iter()
+        .filter_map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let source = std::fs::read_to_string(path).unwrap();
+            let Some(target) = ptx_toolchain::target_of(&source) else {
+                return Some(format!("{name}: no .target"));
+            };
+            // Whole-program, or relocatable (`-c`) for a module that calls an
+            // `.extern` function (linkage.ptx); ptxas refuses `-c` for
+            // functions with several return values (params.ptx).
+            let flags = |relocatable: bool| if relocatable { vec!["-c"] } else { vec![] };
+            let (original, relocatable) = match corpus::toolchain().compile(&source, &target, &[]) {
+                Ok(cubin) => (cubin, false),
+                Err(_) => match corpus::toolchain().compile(&source, &target, &["-c"]) {
+                    Ok(cubin) => (cubin, true),
+                    Err(e) => return Some(format!("{name}: ptxas rejects it: {e}")),
+                },
+            };
+            let compile = |text: &str| corpus::toolchain().compile(text, &target, &flags(relocatable));
+            let Ok(module) = ptx_opt::parse(&source) else {
+                return Some(format!("{name}: does not parse"));
+            };
+            match compile(&ptx_ir::print::print_module_canonical(&module)) {
+                Ok(cubin) if text_sections(&cubin) == text_sections(&original) => None,
+                Ok(_) => Some(format!("{name}: the canonical print changes the machine code")),
+                Err(e) => Some(format!("{name}: ptxas rejects the canonical print: {e}")),
+            }
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
