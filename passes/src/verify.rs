@@ -231,9 +231,9 @@ impl<'f> Verifier<'f> {
                     self.error(inst, msg);
                 }
             }
-            Operand::Symbol(name) => self.symbol(inst, self.func.names.get(*name)),
+            Operand::Symbol(name) | Operand::SymbolOffset(name, _) => self.symbol(inst, self.func.names.get(*name)),
             // Video selectors: ptxas judges which registers they apply to.
-            Operand::RegSelect(..) => {}
+            Operand::RegSelect(..) | Operand::RegOffset(..) => {}
             Operand::RegComponent(r, c) => {
                 if self.func.regs[*r].ty.vector.is_none() {
                     let msg = format!("{}.{c}: {} is not a vector register", self.reg(*r), self.reg(*r));

@@ -337,6 +337,14 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 let (_, addr) = self.symbol(at, *n)?;
                 Ok(addr as u128 & mask(bits))
             }
+            Operand::RegOffset(r, offset) if !ty.is_float() => {
+                self.reg_bits(at, *r)?;
+                Ok((self.reg_value(*r) as u64).wrapping_add(offset.bits) as u128 & mask(bits))
+            }
+            Operand::SymbolOffset(n, offset) => {
+                let (_, addr) = self.symbol(at, *n)?;
+                Ok(addr.wrapping_add(offset.bits) as u128 & mask(bits))
+            }
             Operand::Not(inner) if ty == ScalarType::Pred => Ok((self.value(at, inner, ty)? == 0) as u128),
             _ => Err(self.invalid(at, "unexpected operand kind")),
         }

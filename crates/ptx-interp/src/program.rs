@@ -387,7 +387,7 @@ fn prepare_function(
 
 fn collect_symbols(op: &Operand, out: &mut Vec<Name>) {
     match op {
-        Operand::Symbol(n) => out.push(*n),
+        Operand::Symbol(n) | Operand::SymbolOffset(n, _) => out.push(*n),
         Operand::Address(a) => {
             if let AddrBase::Symbol(n) = a.base {
                 out.push(n);

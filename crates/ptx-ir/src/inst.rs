@@ -111,6 +111,11 @@ pub enum Operand {
     Label(LabelId),
     /// Any other symbol: a variable, a parameter, a function, an unresolved name.
     Symbol(Name),
+    /// The address of a variable plus a byte offset: `mov.u64 %rd1, arr+16`.
+    SymbolOffset(Name, IntImm),
+    /// A register plus a constant, `%r2+4`: undocumented, but ptxas accepts
+    /// it as a source and adds. It reads the register.
+    RegOffset(RegId, IntImm),
     /// An integer literal.
     Int(IntImm),
     /// A float literal.
@@ -140,7 +145,9 @@ impl Operand {
 
     fn visit_regs(&self, in_addr: bool, f: &mut impl FnMut(RegId, bool)) {
         match self {
-            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) => f(*r, in_addr),
+            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) | Operand::RegOffset(r, _) => {
+                f(*r, in_addr)
+            }
             Operand::Address(a) => {
                 if let AddrBase::Reg(r) = a.base {
                     f(r, true);
@@ -166,7 +173,7 @@ impl Operand {
     /// Mutable access to every register this operand mentions.
     pub fn for_each_reg_mut(&mut self, f: &mut impl FnMut(&mut RegId)) {
         match self {
-            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) => f(r),
+            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) | Operand::RegOffset(r, _) => f(r),
             Operand::Address(a) => {
                 if let AddrBase::Reg(r) = &mut a.base {
                     f(r);
@@ -322,6 +329,8 @@ impl Inst {
             // others: the register is read as well as written.
             let role = match (op, role) {
                 (Operand::RegComponent(..) | Operand::RegSelect(..), Access::Def) => Access::UseDef,
+                // Not a place to write to; kept a read, as it is one.
+                (Operand::RegOffset(..), Access::Def) => Access::UseMayDef,
                 // `call` writes its first operand only when it is the `(..)`
                 // result list; `call %rd, (args), proto` reads the pointer.
                 (op, Access::Def) if shape == opcodes::Shape::Call && !matches!(op, Operand::Parens(_)) => {

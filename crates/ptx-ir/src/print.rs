@@ -358,6 +358,16 @@ pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
             write_name(func, *selector, out);
         }
         Operand::Special(n) | Operand::Symbol(n) => write_name(func, *n, out),
+        Operand::RegOffset(r, offset) => {
+            write_reg(func, *r, out);
+            out.push('+');
+            write_operand(func, &Operand::Int(*offset), out);
+        }
+        Operand::SymbolOffset(n, offset) => {
+            write_name(func, *n, out);
+            out.push('+');
+            write_operand(func, &Operand::Int(*offset), out);
+        }
         Operand::Label(l) => write_name(func, func.labels[*l].name, out),
         Operand::Int(i) => match i.text {
             Some(t) => write_name(func, t, out),

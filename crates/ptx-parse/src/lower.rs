@@ -735,6 +735,7 @@ impl<'i> FunctionLowering<'i> {
                     modifiers = mods;
                 }
                 Rule::pair_second => self.join_pair(&mut operands, part)?,
+                Rule::symbol_offset => self.join_offset(&mut operands, part)?,
                 _ => operands.push(self.operand(part)?),
             }
         }
@@ -830,6 +831,7 @@ impl<'i> FunctionLowering<'i> {
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::pair_second => self.join_pair(&mut ops, p)?,
+                Rule::symbol_offset => self.join_offset(&mut ops, p)?,
                 _ => ops.push(self.operand(p)?),
             }
         }
@@ -842,6 +844,31 @@ impl<'i> FunctionLowering<'i> {
         let a = ops.pop()?;
         ops.push(Operand::Pair(Box::new((a, b))));
         Some(())
+    }
+
+    /// `var+16`: the grammar gives the offset after the operand `var`.
+    fn join_offset(&mut self, ops: &mut Vec<Operand>, offset: Pair<'i, Rule>) -> Option<()> {
+        let span = self.span(&offset);
+        let literal = offset.into_inner().next()?.as_str();
+        let Some(bits) = parse_int(literal) else {
+            self.error(span, format!("offset '{literal}' does not fit in 64 bits"));
+            return None;
+        };
+        let text = self.func.names.intern(literal);
+        match ops.pop()? {
+            Operand::Symbol(name) => {
+                ops.push(Operand::SymbolOffset(name, IntImm { bits, text: Some(text) }));
+                Some(())
+            }
+            Operand::Reg(reg) => {
+                ops.push(Operand::RegOffset(reg, IntImm { bits, text: Some(text) }));
+                Some(())
+            }
+            _ => {
+                self.error(span, "an offset '+N' can only follow a variable or a register");
+                None
+            }
+        }
     }
 
     fn reg_or_symbol(&mut self, pair: Pair<'i, Rule>) -> Operand {
@@ -992,6 +1019,7 @@ impl<'i> FunctionLowering<'i> {
                     explicit_zero = offset == 0;
                 }
                 Rule::pair_second => self.join_pair(&mut rest, part)?,
+                Rule::symbol_offset => self.join_offset(&mut rest, part)?,
                 _ => rest.push(self.operand(part)?),
             }
         }
