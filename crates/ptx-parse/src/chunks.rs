@@ -36,6 +36,33 @@ pub struct Prescan {
     pub block_opens: Vec<usize>,
 }
 
+/// One group of top-level items, between two cuts.
+pub struct Group {
+    /// The first group holds the header (`.version`, `.target`).
+    pub first: bool,
+    /// Where it lies in the source.
+    pub range: std::ops::Range<usize>,
+    /// Where the last block opened at module level within it starts (the
+    /// body of its last function, if it ends with one).
+    pub last_open: Option<usize>,
+}
+
+impl Prescan {
+    /// The groups of a source of `len` bytes that this scan cut, in order.
+    pub fn groups(&self, len: usize) -> impl Iterator<Item = Group> + '_ {
+        let mut opens = self.block_opens.iter().copied().peekable();
+        let ends = self.cuts.iter().copied().chain([len]);
+        let starts = [0].into_iter().chain(self.cuts.iter().copied());
+        starts.zip(ends).enumerate().map(move |(i, (start, end))| {
+            let mut last_open = None;
+            while let Some(open) = opens.next_if(|&open| open < end) {
+                last_open = Some(open);
+            }
+            Group { first: i == 0, range: start..end, last_open }
+        })
+    }
+}
+
 /// One pass over the source before pest sees it: rejects input nested
 /// deeper than [`MAX_NESTING`] (any of `{ ( [`) and names or numbers longer
 /// than [`MAX_TOKEN_LEN`] (outside comments and strings), and finds where
@@ -163,8 +190,10 @@ fn block_comment_end(b: &[u8], i: usize) -> Option<usize> {
     None
 }
 
-/// The first offset from `i` that is not whitespace or a complete comment.
-fn skip_trivia(b: &[u8], mut i: usize) -> usize {
+/// The first offset from `i` that is not whitespace (the grammar's: space,
+/// tab, CR, LF) or a complete comment; stops at the `/*` of a comment that is
+/// never closed.
+pub(crate) fn skip_trivia(b: &[u8], mut i: usize) -> usize {
     loop {
         while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
             i += 1;

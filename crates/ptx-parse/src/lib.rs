@@ -82,17 +82,12 @@ pub fn parse_in_batches(
     }
     let Ok(scan) = chunks::prescan(source) else { return false };
     let mut lowering = lower::ModuleLowering::new(source.clone());
-    let mut block_opens = scan.block_opens.iter().copied().peekable();
-    let (mut start, mut batch_start) = (0, 0);
-    for (i, end) in scan.cuts.iter().copied().chain([source.len()]).enumerate() {
-        let mut last_open = None;
-        while let Some(open) = block_opens.next_if(|&open| open < end) {
-            last_open = Some(open);
-        }
-        if !parse_group(source, &mut lowering, i == 0, start..end, last_open, Bodies::Scanned) {
+    let mut batch_start = 0;
+    for group in scan.groups(source.len()) {
+        if !parse_group(source, &mut lowering, &group, Bodies::Scanned) {
             return false;
         }
-        start = end;
+        let end = group.range.end;
         if end - batch_start >= batch_bytes || end == source.len() {
             let Some(batch) = lowering.take_batch() else { return false };
             if !on_batch(batch, batch_start..end) {
@@ -171,40 +166,25 @@ fn parse_pieces_with(
     inspect: impl FnOnce(&lower::ModuleLowering),
 ) -> Result<Module, Vec<Diagnostic>> {
     let scan = chunks::prescan(source)?;
-    let mut block_opens = scan.block_opens.iter().copied().peekable();
-    let mut start = 0;
-    for (i, end) in scan.cuts.iter().copied().chain([source.len()]).enumerate() {
-        let mut last_open = None;
-        while let Some(open) = block_opens.next_if(|&open| open < end) {
-            last_open = Some(open);
-        }
-        if !parse_group(source, &mut lowering, i == 0, start..end, last_open, bodies) {
+    for group in scan.groups(source.len()) {
+        if !parse_group(source, &mut lowering, &group, bodies) {
             return parse_whole(source, whole());
         }
-        start = end;
     }
     inspect(&lowering);
     lowering.finish()
 }
 
-/// Parses and lowers the group of items `source[range]` (the first group
-/// holds the header), its last function's body with the body scanner when
-/// `last_open` is where a module-level block of the group opens. False when
-/// the group does not parse on its own.
-fn parse_group(
-    source: &str,
-    lowering: &mut lower::ModuleLowering,
-    first: bool,
-    range: std::ops::Range<usize>,
-    last_open: Option<usize>,
-    bodies: Bodies,
-) -> bool {
-    let (start, group) = (range.start, &source[range]);
+/// Parses and lowers one group of items, its last function's body with the
+/// body scanner (if `bodies` says so). False when the group does not parse
+/// on its own.
+fn parse_group(source: &str, lowering: &mut lower::ModuleLowering, group: &chunks::Group, bodies: Bodies) -> bool {
+    let (start, first, text) = (group.range.start, group.first, &source[group.range.clone()]);
     let scanned = bodies == Bodies::Scanned
-        && last_open.is_some_and(|open| {
+        && group.last_open.is_some_and(|open| {
             let rule = if first { Rule::file_head } else { Rule::chunk_head };
             match PtxParser::parse(rule, &source[start..open]).ok().and_then(|mut pairs| pairs.next()) {
-                Some(head) => lowering.add_scanned(head, start, group, open - start),
+                Some(head) => lowering.add_scanned(head, start, text, open - start),
                 None => false,
             }
         });
@@ -212,7 +192,7 @@ fn parse_group(
         return true;
     }
     let rule = if first { Rule::file } else { Rule::chunk };
-    match PtxParser::parse(rule, group).ok().and_then(|mut pairs| pairs.next()) {
+    match PtxParser::parse(rule, text).ok().and_then(|mut pairs| pairs.next()) {
         Some(pair) => {
             lowering.add(pair, start);
             true

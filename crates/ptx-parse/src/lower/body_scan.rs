@@ -243,7 +243,13 @@ impl<'i> FunctionLowering<'i> {
                 _ => 0,
             };
             let component = matches!(b.get(end + 1), Some(b'x' | b'y' | b'z' | b'w' | b'r' | b'g' | b'b' | b'a'));
-            let length = if selector > 0 { 1 + selector } else if component { 1 } else { return None };
+            let length = if selector > 0 {
+                1 + selector
+            } else if component {
+                1
+            } else {
+                return None;
+            };
             if b.get(end + 1 + length).is_some_and(|&c| is_word_char(c)) {
                 return None;
             }
@@ -323,19 +329,11 @@ impl<'i> FunctionLowering<'i> {
 }
 
 /// The offset after the whitespace and comments at `b[i]`, as the grammar's
-/// `WHITESPACE` skips them; None for an unterminated block comment.
-fn skip_trivia(b: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        match b.get(i) {
-            Some(b'\t' | b'\n' | b' ' | b'\r') => i += 1,
-            Some(b'/') => match b.get(i + 1) {
-                Some(b'/') => i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n),
-                Some(b'*') => i += 2 + b[i + 2..].windows(2).position(|w| w == b"*/")? + 2,
-                _ => return Some(i),
-            },
-            _ => return Some(i),
-        }
-    }
+/// `WHITESPACE` skips them (the module scan's skip); None at a block comment
+/// that is never closed, where the grammar fails.
+fn skip_trivia(b: &[u8], i: usize) -> Option<usize> {
+    let end = crate::chunks::skip_trivia(b, i);
+    (!b[end..].starts_with(b"/*")).then_some(end)
 }
 
 /// `ident_char` of the grammar.
