@@ -207,6 +207,17 @@ pub struct PassStats {
     pub remarks: Vec<Remark>,
 }
 
+impl PassStats {
+    /// Adds what the same pass gathered on later functions: counters are
+    /// summed, remarks follow.
+    pub fn absorb(&mut self, counters: BTreeMap<&'static str, u64>, mut remarks: Vec<Remark>) {
+        for (name, n) in counters {
+            *self.counters.entry(name).or_default() += n;
+        }
+        self.remarks.append(&mut remarks);
+    }
+}
+
 /// Runs a [`FunctionPass`] over every function with a body, in parallel, and
 /// merges statistics and diagnostics in function order.
 pub fn run_function_pass<P: FunctionPass + ?Sized>(
@@ -242,15 +253,12 @@ pub fn run_function_pass<P: FunctionPass + ?Sized>(
     let stats = &mut cx.stats;
     let mut changed = false;
     let mut errors = Vec::new();
-    for (result, counters, mut remarks) in results {
+    for (result, counters, remarks) in results {
         match result {
             Ok(c) => changed |= c,
             Err(mut e) => errors.append(&mut e),
         }
-        for (k, v) in counters {
-            *stats.counters.entry(k).or_default() += v;
-        }
-        stats.remarks.append(&mut remarks);
+        stats.absorb(counters, remarks);
     }
     if errors.is_empty() {
         Ok(changed)

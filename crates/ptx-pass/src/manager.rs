@@ -61,10 +61,7 @@ impl PassRun {
         for (mine, theirs) in self.passes.iter_mut().zip(next.passes) {
             mine.changed |= theirs.changed;
             mine.time += theirs.time;
-            for (name, n) in theirs.stats.counters {
-                *mine.stats.counters.entry(name).or_default() += n;
-            }
-            mine.stats.remarks.extend(theirs.stats.remarks);
+            mine.stats.absorb(theirs.stats.counters, theirs.stats.remarks);
         }
         self.snapshots.extend(next.snapshots);
     }
