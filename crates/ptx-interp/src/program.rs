@@ -410,6 +410,20 @@ impl Program<'_> {
     /// The functions `root` may run: itself, what it calls, and every
     /// function whose address it takes (indirect calls), transitively.
     pub fn reachable(&self, root: FuncId) -> Vec<bool> {
+        let mut seen = self.called_from(root);
+        // Functions named in variable initializers (jump tables).
+        if self.statics.iter().any(|s| s.init.is_ok() && s.space != StateSpace::Shared) {
+            for (id, f) in self.module.functions.iter() {
+                if f.body.is_some() && !seen[id.as_u32() as usize] && self.in_jump_table(&f.name) {
+                    seen.iter_mut().zip(self.called_from(id)).for_each(|(a, b)| *a |= b);
+                }
+            }
+        }
+        seen
+    }
+
+    /// `root` and what it calls or takes the address of, transitively.
+    fn called_from(&self, root: FuncId) -> Vec<bool> {
         let mut seen = vec![false; self.funcs.len()];
         let mut stack = vec![root];
         while let Some(f) = stack.pop() {
@@ -421,30 +435,6 @@ impl Program<'_> {
                     if !seen[g.as_u32() as usize] {
                         stack.push(*g);
                     }
-                }
-            }
-        }
-        // Functions named in variable initializers (jump tables).
-        if self.statics.iter().any(|s| s.init.is_ok() && s.space != StateSpace::Shared) {
-            for (id, f) in self.module.functions.iter() {
-                if f.body.is_some() && !seen[id.as_u32() as usize] && self.in_jump_table(&f.name) {
-                    seen.iter_mut().zip(self.reachable_no_tables(id)).for_each(|(a, b)| *a |= b);
-                }
-            }
-        }
-        seen
-    }
-
-    fn reachable_no_tables(&self, root: FuncId) -> Vec<bool> {
-        let mut seen = vec![false; self.funcs.len()];
-        let mut stack = vec![root];
-        while let Some(f) = stack.pop() {
-            if std::mem::replace(&mut seen[f.as_u32() as usize], true) {
-                continue;
-            }
-            for b in self.funcs[f.as_u32() as usize].bindings.values() {
-                if let Binding::Function(g) = b {
-                    stack.push(*g);
                 }
             }
         }
