@@ -308,10 +308,7 @@ pub const MAX_THREADS: usize = 256;
 /// pass error) the whole module is run instead, which gives the diagnostics.
 pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
     if options.passes.is_empty() && !options.reformat {
-        ptx_parse::validate(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
-        // No pass to run; this still checks the options (`threads`) as a run does.
-        let run = run_passes(&mut Module::default(), options)?;
-        return Ok(Output { ptx: source.to_string(), run });
+        return check_only(source, options);
     }
     optimize_shared(Arc::from(source), options)
 }
@@ -320,12 +317,21 @@ pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
 /// shares instead of copying (one copy of the input less in memory).
 pub fn optimize_shared(source: Arc<str>, options: &Options) -> Result<Output, Error> {
     if options.passes.is_empty() && !options.reformat {
-        return optimize(&source, options);
+        return check_only(&source, options);
     }
     if let Some(output) = stream(&source, options, STREAM_BATCH_BYTES)? {
         return Ok(output);
     }
     whole(source, options)
+}
+
+/// [`optimize`] with nothing to do: the output is the input once it is
+/// known to parse.
+fn check_only(source: &str, options: &Options) -> Result<Output, Error> {
+    ptx_parse::validate(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
+    // No pass to run; this still checks the options (`threads`) as a run does.
+    let run = run_passes(&mut Module::default(), options)?;
+    Ok(Output { ptx: source.to_string(), run })
 }
 
 /// Source bytes per batch of a streamed pipeline (see [`optimize`]): small
