@@ -34,6 +34,24 @@ pub fn files() -> &'static [CorpusFile] {
     })
 }
 
+/// Every `.ptx` file below `testdata/<dir>` (all of testdata for `""`), sorted.
+pub fn testdata_files(dir: &str) -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "ptx") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(dir), &mut files);
+    files.sort();
+    files
+}
+
 /// The toolchain (downloaded on first use).
 pub fn toolchain() -> &'static ptx_toolchain::Toolchain {
     ptx_toolchain::cached().expect("ptxas is available")

@@ -68,13 +68,7 @@ fn round_trip_gives_identical_cubin_for_every_public_file() {
 /// each, and its canonical print gives the same machine code.
 #[test]
 fn testdata_parse_inputs_are_ptx_that_ptxas_accepts() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/parse");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-        .collect();
-    paths.sort();
+    let paths = corpus::testdata_files("parse");
     assert!(paths.len() >= 10, "testdata/parse has its inputs");
     let failures: Vec<String> = paths
         .par_iter()

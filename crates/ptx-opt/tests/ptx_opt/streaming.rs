@@ -87,19 +87,7 @@ fn a_late_parse_error_is_reported_as_by_the_whole_run() {
 /// function-local pass give the whole-module result, errors included.
 #[test]
 fn testdata_streams_like_the_whole_module() {
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|x| x == "ptx") {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata"), &mut files);
-    files.sort();
+    let files = corpus::testdata_files("");
     assert!(files.len() > 50, "testdata found");
     let mut pipelines: Vec<Vec<&str>> = vec![ptx_opt::pipeline(2).to_vec()];
     pipelines.extend(ptx_opt::passes().iter().filter(|p| p.name != "verify").map(|p| vec![p.name]));
