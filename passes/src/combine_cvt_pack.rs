@@ -442,7 +442,7 @@ fn plan_for(func: &Function, du: &DefUse, root: InstId, allow_8bit: bool) -> Opt
 
 fn pack_inst(ty: ScalarType, d: RegId, a: RegId, b: RegId, c: Option<Operand>) -> Inst {
     let mut modifiers = vec![
-        Modifier::Word(ptx_ir::Word::lookup("pack").expect("`pack` is a known word")),
+        Modifier::Word(ptx_ir::Word::PACK),
         Modifier::Sat,
         Modifier::Type(ty),
         Modifier::Type(ScalarType::S32),

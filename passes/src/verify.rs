@@ -123,7 +123,7 @@ pub fn create() -> Box<dyn Pass> {
 /// function may refer to (see [`Verify::for_module`]).
 pub fn verify_function(func: &Function, module_names: &[String]) -> Vec<Diagnostic> {
     let mut v = Verifier { func, module_names, errors: Vec::new(), placed: vec![false; func.labels.len()] };
-    let body = func.body.as_deref().unwrap_or(&[]);
+    let body = func.body().unwrap_or(&[]);
     // Where each label is placed: a branch to a label that is not (a pass
     // deleted it) is an error, and so is a label placed twice.
     for stmt in body {
@@ -312,7 +312,7 @@ impl<'f> Verifier<'f> {
     /// not registers, so the scan is rare.
     fn is_variable(&self, name: &str) -> bool {
         let params = self.func.params.iter().flatten().chain(self.func.returns.iter().flatten());
-        let locals = self.func.body.iter().flatten().filter_map(|s| match s {
+        let locals = self.func.body().into_iter().flatten().filter_map(|s| match s {
             Stmt::Variable(v) => Some(&**v),
             _ => None,
         });

@@ -102,7 +102,7 @@ fn ms(d: Duration) -> f64 {
 /// `func` with its body repeated `k` times (see the file comment).
 fn repeat(func: &Function, k: usize) -> Function {
     let mut f = func.clone();
-    let Some(body) = &func.body else { return f };
+    let Some(body) = func.body() else { return f };
     let starts: Vec<LabelId> = (1..k)
         .map(|c| {
             let name = f.names.intern(&format!("$ptxopt_copy{c}"));
@@ -148,7 +148,7 @@ fn repeat(func: &Function, k: usize) -> Function {
             }
         }
     }
-    f.body = Some(out);
+    f.set_body(Some(out));
     f.mark_changed();
     f
 }
@@ -181,7 +181,7 @@ fn main() {
             }
         };
         println!("{} ({:.1} MB, parsed in {:.0} ms)", path.display(), text.len() as f64 / 1e6, ms(t.elapsed()));
-        let funcs: Vec<&Function> = module.functions.values().filter(|f| f.body.is_some()).collect();
+        let funcs: Vec<&Function> = module.functions.values().filter(|f| f.has_body()).collect();
         let mut one = Totals::default();
         for f in &funcs {
             one.add(f);

@@ -123,7 +123,7 @@ impl Cfg {
     /// Builds the graph of `func`. A declaration (no body) has no blocks and
     /// an edge from entry to exit.
     pub fn build(func: &Function) -> Cfg {
-        let body: &[Stmt] = func.body.as_deref().unwrap_or(&[]);
+        let body: &[Stmt] = func.body().unwrap_or(&[]);
         let tables = BranchTables::new(func, body);
         let blocks = split_blocks(func, body, &tables);
 
@@ -337,7 +337,7 @@ impl Cfg {
 /// Splits the body into blocks (see the module documentation).
 fn split_blocks(func: &Function, body: &[Stmt], tables: &BranchTables) -> PrimaryMap<Block, BlockData> {
     let mut blocks = PrimaryMap::new();
-    if func.body.is_none() {
+    if !func.has_body() {
         return blocks;
     }
     let mut cur = BlockData { stmts: 0..0, insts: Vec::new(), labels: Vec::new() };

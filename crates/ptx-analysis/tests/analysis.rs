@@ -40,7 +40,7 @@ fn def_text(text: &str, func: &Function, d: DefSite) -> String {
 fn reaching(src: &str) -> String {
     let (module, text) = parse(src);
     let mut out = String::new();
-    for (_, func) in module.functions.iter().filter(|(_, f)| f.body.is_some()) {
+    for (_, func) in module.functions.iter().filter(|(_, f)| f.has_body()) {
         let _ = writeln!(out, "{}:", func.name);
         let cfg = Cfg::build(func);
         let du = DefUse::build(func, &cfg, &DomTree::build(&cfg));
@@ -71,7 +71,7 @@ fn reaching(src: &str) -> String {
 fn cfg_text(src: &str) -> String {
     let (module, text) = parse(src);
     let mut out = String::new();
-    for (_, func) in module.functions.iter().filter(|(_, f)| f.body.is_some()) {
+    for (_, func) in module.functions.iter().filter(|(_, f)| f.has_body()) {
         let _ = writeln!(out, "{}:", func.name);
         let cfg = Cfg::build(func);
         let dom = DomTree::build(&cfg);
@@ -455,7 +455,7 @@ $L2:
 
 fn analyze(src: &str) -> (Module, String, DefUse) {
     let (module, text) = parse(src);
-    let func = module.functions.values().find(|f| f.body.is_some()).expect("a function with a body");
+    let func = module.functions.values().find(|f| f.has_body()).expect("a function with a body");
     let cfg = Cfg::build(func);
     let du = DefUse::build(func, &cfg, &DomTree::build(&cfg));
     (module.clone(), text, du)
@@ -463,12 +463,12 @@ fn analyze(src: &str) -> (Module, String, DefUse) {
 
 /// The instruction on snippet line `line`.
 fn inst_at(module: &Module, text: &str, line: usize) -> InstId {
-    let func = module.functions.values().find(|f| f.body.is_some()).unwrap();
+    let func = module.functions.values().find(|f| f.has_body()).unwrap();
     func.inst_ids().find(|&i| line_of(text, func, i) == line).unwrap_or_else(|| panic!("no instruction on line {line}"))
 }
 
 fn reg(module: &Module, name: &str) -> RegId {
-    let func = module.functions.values().find(|f| f.body.is_some()).unwrap();
+    let func = module.functions.values().find(|f| f.has_body()).unwrap();
     func.regs.keys().find(|&r| func.reg_name(r) == name).unwrap_or_else(|| panic!("no register {name}"))
 }
 
@@ -530,7 +530,7 @@ fn known_constants() {
 #[test]
 fn uses_and_dead_defs() {
     let (m, text, du) = analyze(CONSTANTS);
-    let func = m.functions.values().find(|f| f.body.is_some()).unwrap();
+    let func = m.functions.values().find(|f| f.has_body()).unwrap();
     let at = |line| inst_at(&m, &text, line);
     let r6 = reg(&m, "%r6");
     let show = |d: DefSite| -> String {
@@ -641,7 +641,7 @@ fn cache_invalidation() {
     // Remove the branch: the shape changes; a stale dominator tree must not
     // be reused even if the pass claims the CFG was kept.
     let bra = func.inst_ids().find(|&i| line_of(&text, func, i) == 12).unwrap();
-    func.body.as_mut().unwrap().retain(|s| *s != ptx_ir::Stmt::Inst(bra));
+    func.body_mut().unwrap().retain(|s| *s != ptx_ir::Stmt::Inst(bra));
     cache.invalidate(Keep::Cfg);
     let cfg = cache.cfg(func);
     let dom = cache.dominators(func);
@@ -884,7 +884,7 @@ fn corpus_all_analyses() {
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let module = ptx_parse::parse(&text).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
-        for func in module.functions.values().filter(|f| f.body.is_some()) {
+        for func in module.functions.values().filter(|f| f.has_body()) {
             functions += 1;
             let cache = FunctionAnalyses::new();
             let cfg = cache.cfg(func);
@@ -943,7 +943,7 @@ fn corpus_dot_is_deterministic() {
     let path = corpus_files().into_iter().find(|p| p.to_string_lossy().contains("llc-19")).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let module = ptx_parse::parse(&text).unwrap();
-    let func = module.functions.values().filter(|f| f.body.is_some()).max_by_key(|f| f.insts.len()).unwrap();
+    let func = module.functions.values().filter(|f| f.has_body()).max_by_key(|f| f.insts.len()).unwrap();
     let a = cfg_dot(func);
     assert_eq!(a, cfg_dot(func));
     assert!(a.starts_with("digraph {") && a.contains("-> "));

@@ -149,7 +149,7 @@ pub fn parse_ok(source: &str) -> Module {
 /// of def-use nodes, so the work cannot be optimized away.
 pub fn run_analyses(module: &Module) -> usize {
     let mut total = 0;
-    for func in module.functions.values().filter(|f| f.body.is_some()) {
+    for func in module.functions.values().filter(|f| f.has_body()) {
         let analyses = ptx_analysis::FunctionAnalyses::new();
         let cfg = analyses.cfg(func);
         let _ = analyses.dominators(func);
@@ -227,7 +227,7 @@ pub fn run_stage(stage: &Stage, source: &std::sync::Arc<str>, parsed: &mut Optio
 pub fn scale(source: &str, times: usize) -> Option<String> {
     let module = ptx_opt::parse(source).ok()?;
     let defined: HashSet<&str> =
-        module.functions.values().filter(|f| f.body.is_some()).map(|f| f.name.as_str()).collect();
+        module.functions.values().filter(|f| f.has_body()).map(|f| f.name.as_str()).collect();
     let items: Vec<&str> = module
         .items
         .iter()

@@ -202,7 +202,7 @@ pub fn diff_modules(a: &Module, b: &Module, opts: &DiffOptions) -> DiffReport {
     let pb = Program::new(b);
     let names: Vec<String> = match &opts.kernel {
         Some(k) => vec![k.clone()],
-        None => a.functions.values().filter(|f| is_kernel(f) && f.body.is_some()).map(|f| f.name.clone()).collect(),
+        None => a.functions.values().filter(|f| is_kernel(f) && f.has_body()).map(|f| f.name.clone()).collect(),
     };
     let mut report = DiffReport::default();
     for name in names {

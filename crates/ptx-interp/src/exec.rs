@@ -2243,14 +2243,14 @@ impl<'a, 'p> Ctx<'a, 'p> {
             _ => return Err(self.invalid(at, "call target")),
         };
         let cf = &self.prog.module.functions[callee];
-        if cf.body.is_none() && cf.name == "__assertfail" {
+        if !cf.has_body() && cf.name == "__assertfail" {
             // The CUDA runtime's assert: it aborts the kernel.
             return Err(InterpError::Undefined {
                 message: "assertion failed (__assertfail)".into(),
                 line: self.line(at),
             });
         }
-        if cf.body.is_none() {
+        if !cf.has_body() {
             return Err(self.unsupported_because(at, &format!("call of {}, which has no body", cf.name)));
         }
         let cinfo = &self.prog.funcs[callee.index()];

@@ -196,7 +196,7 @@ pub fn run_function(
     cfg: &LaunchConfig,
 ) -> Result<RunOutput, InterpError> {
     let f = &prog.module.functions[func];
-    if f.body.is_none() {
+    if !f.has_body() {
         return Err(InterpError::NoSuchFunction { name: f.name.clone() });
     }
     let info = &prog.funcs[func.index()];

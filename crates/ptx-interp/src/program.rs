@@ -203,7 +203,7 @@ impl<'m> Program<'m> {
         let mut func_by_name = FxHashMap::default();
         for (id, f) in module.functions.iter() {
             // A definition wins over an earlier declaration of the same name.
-            if f.body.is_some() || !func_by_name.contains_key(&f.name) {
+            if f.has_body() || !func_by_name.contains_key(&f.name) {
                 func_by_name.insert(f.name.clone(), id);
             }
         }
@@ -227,7 +227,7 @@ impl<'m> Program<'m> {
     /// The function named `name` that has a body.
     pub fn function(&self, name: &str) -> Option<FuncId> {
         let id = *self.func_by_name.get(name)?;
-        self.module.functions[id].body.as_ref()?;
+        self.module.functions[id].body()?;
         Some(id)
     }
 
@@ -328,7 +328,7 @@ fn prepare_function(
             outer.push((v.name.as_str(), Binding::Frame(*i)));
         }
     }
-    let Some(body) = &f.body else { return info };
+    let Some(body) = f.body() else { return info };
     let mut scopes = Scopes { stack: vec![outer] };
     for stmt in body {
         match stmt {
@@ -414,7 +414,7 @@ impl Program<'_> {
         // Functions named in variable initializers (jump tables).
         if self.statics.iter().any(|s| s.init.is_ok() && s.space != StateSpace::Shared) {
             for (id, f) in self.module.functions.iter() {
-                if f.body.is_some() && !seen[id.as_u32() as usize] && self.in_jump_table(&f.name) {
+                if f.has_body() && !seen[id.as_u32() as usize] && self.in_jump_table(&f.name) {
                     seen.iter_mut().zip(self.called_from(id)).for_each(|(a, b)| *a |= b);
                 }
             }

@@ -48,12 +48,13 @@ impl BodyEdits {
     }
 
     /// Applies the edits in one pass over the body; marks the function changed
-    /// if there were any. Removed instructions stay in the arena, unreferenced.
+    /// if there were any. Removed instructions stay in the arena
+    /// (their ids stay valid), marked removed: iteration skips them.
     pub fn apply(mut self, func: &mut Function) -> bool {
         if self.is_empty() {
             return false;
         }
-        let Some(body) = func.body.take() else { return false };
+        let Some(body) = func.take_body() else { return false };
         let mut out = Vec::with_capacity(body.len() + self.before.len() + self.after.len());
         for stmt in body {
             let Stmt::Inst(id) = stmt else {
@@ -63,15 +64,16 @@ impl BodyEdits {
             if let Some(list) = self.before.remove(&id) {
                 out.extend(list.into_iter().map(Stmt::Inst));
             }
-            if !self.removed.contains(&id) {
+            if self.removed.contains(&id) {
+                func.insts.remove(id);
+            } else {
                 out.push(Stmt::Inst(id));
             }
             if let Some(list) = self.after.remove(&id) {
                 out.extend(list.into_iter().map(Stmt::Inst));
             }
         }
-        func.body = Some(out);
-        func.mark_changed();
+        func.set_body(Some(out));
         true
     }
 }

@@ -55,7 +55,7 @@ impl FreshRegs {
         if self.by_type.is_empty() {
             return;
         }
-        let Some(body) = &mut func.body else { return };
+        let Some(body) = func.body_mut() else { return };
         let at = body.iter().position(|s| !matches!(s, Stmt::RegDecl(_))).unwrap_or(body.len());
         let decls = self.by_type.into_iter().map(|(ty, (_, regs))| {
             Stmt::RegDecl(Box::new(RegDecl {

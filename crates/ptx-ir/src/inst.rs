@@ -298,14 +298,9 @@ impl Inst {
         self.modifiers.contains(m)
     }
 
-    /// True if the known modifier word `word` is present. Panics in debug
-    /// builds if `word` is not in the vocabulary (a typo in a pass).
-    pub fn has_word(&self, word: &str) -> bool {
-        let Some(w) = Word::lookup(word) else {
-            debug_assert!(false, "modifier word {word:?} is not in the vocabulary");
-            return false;
-        };
-        self.modifiers.contains(&Modifier::Word(w))
+    /// True if the modifier word `word` is present (`inst.has_word(Word::WIDE)`).
+    pub fn has_word(&self, word: Word) -> bool {
+        self.modifiers.contains(&Modifier::Word(word))
     }
 
     /// True if `.sat` is present.

@@ -10,6 +10,8 @@
 
 #![warn(missing_docs)]
 
+pub mod arena;
+pub mod build;
 pub mod edit;
 pub mod entities;
 pub mod fresh;
@@ -22,6 +24,7 @@ pub mod types;
 pub mod views;
 pub mod words;
 
+pub use arena::Arena;
 pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
 pub use edit::BodyEdits;
 pub use fresh::FreshRegs;

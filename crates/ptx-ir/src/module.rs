@@ -4,6 +4,7 @@ use crate::entities::{FuncId, InstId, LabelId, Name, Names, RegId};
 use crate::inst::Inst;
 use crate::types::{RegType, ScalarType, StateSpace};
 use crate::Span;
+use crate::arena::Arena;
 use cranelift_entity::PrimaryMap;
 
 /// A PTX module: the header and the top-level items in source order.
@@ -230,17 +231,18 @@ pub struct Function {
     /// The function's strings.
     pub names: Names,
     /// Registers.
-    pub regs: PrimaryMap<RegId, RegData>,
-    /// Instructions (referenced from the body).
-    pub insts: PrimaryMap<InstId, Inst>,
+    pub regs: Arena<RegId, RegData>,
+    /// Instructions (referenced from the body; iteration skips the ones
+    /// removed from it).
+    pub insts: Arena<InstId, Inst>,
     /// Labels.
-    pub labels: PrimaryMap<LabelId, LabelData>,
+    pub labels: Arena<LabelId, LabelData>,
     /// The body in order, or `None` for a declaration (`.extern .func f(...);`).
-    pub body: Option<Vec<Stmt>>,
+    body: Option<Vec<Stmt>>,
     /// The whole function in the source (header to closing brace).
     pub span: Span,
-    /// True while the function is exactly as parsed (printed verbatim).
-    pub pristine: bool,
+    /// True while the body is exactly as parsed (see [`Function::is_pristine`]).
+    pristine: bool,
 }
 
 impl Function {
@@ -254,9 +256,9 @@ impl Function {
             params: None,
             attributes: Vec::new(),
             names: Names::default(),
-            regs: PrimaryMap::new(),
-            insts: PrimaryMap::new(),
-            labels: PrimaryMap::new(),
+            regs: Arena::new(),
+            insts: Arena::new(),
+            labels: Arena::new(),
             body: None,
             span: Span::default(),
             pristine: false,
@@ -266,6 +268,53 @@ impl Function {
     /// Records that the function no longer matches its source text.
     pub fn mark_changed(&mut self) {
         self.pristine = false;
+    }
+
+    /// Records that the function is exactly its source text (the parser,
+    /// once it has lowered the function).
+    pub fn mark_unchanged(&mut self) {
+        self.pristine = true;
+        self.regs.mark_unchanged();
+        self.insts.mark_unchanged();
+        self.labels.mark_unchanged();
+    }
+
+    /// True while the function is exactly as parsed, so the printer may copy
+    /// its source text. Any change made through the API ends it: writing to
+    /// an arena (`func.insts[id] = ..`, `push`, `get_mut`, ...), taking the
+    /// body mutably ([`Function::body_mut`]), or [`Function::mark_changed`].
+    pub fn is_pristine(&self) -> bool {
+        self.pristine && !self.regs.is_touched() && !self.insts.is_touched() && !self.labels.is_touched()
+    }
+
+    /// The body statements in order, or `None` for a declaration.
+    pub fn body(&self) -> Option<&[Stmt]> {
+        self.body.as_deref()
+    }
+
+    /// True for a definition (a function with a body).
+    pub fn has_body(&self) -> bool {
+        self.body.is_some()
+    }
+
+    /// The body, to change it; marks the function changed.
+    pub fn body_mut(&mut self) -> Option<&mut Vec<Stmt>> {
+        self.pristine = false;
+        self.body.as_mut()
+    }
+
+    /// Replaces the body (`None` makes a declaration); marks the function
+    /// changed.
+    pub fn set_body(&mut self, body: Option<Vec<Stmt>>) {
+        self.pristine = false;
+        self.body = body;
+    }
+
+    /// Takes the body out (for a rewrite that rebuilds it); marks the
+    /// function changed.
+    pub fn take_body(&mut self) -> Option<Vec<Stmt>> {
+        self.pristine = false;
+        self.body.take()
     }
 
     /// The printed name of a register (`%r7`).
@@ -285,5 +334,4 @@ impl Function {
             _ => None,
         })
     }
-
 }

@@ -8,6 +8,7 @@
 
 use crate::entities::Name;
 use crate::inst::{Access, Inst};
+use crate::words::Word;
 use std::fmt;
 
 /// How the operands of an instruction are accessed.
@@ -243,21 +244,21 @@ pub fn operand_shape(inst: &Inst) -> Shape {
     if shape != Shape::ByModifier {
         return shape;
     }
-    let any = |words: &[&str]| words.iter().any(|w| inst.has_word(w));
+    let any = |words: &[Word]| words.iter().any(|&w| inst.has_word(w));
     match inst.opcode {
         // bar.red / barrier.red produce a result; bar.sync, bar.arrive do not.
-        Opcode::Bar | Opcode::Barrier if any(&["red"]) => Shape::Dst1,
+        Opcode::Bar | Opcode::Barrier if any(&[Word::RED]) => Shape::Dst1,
         Opcode::Bar | Opcode::Barrier => Shape::NoDst,
-        Opcode::Mbarrier if any(&["arrive", "arrive_drop", "test_wait", "try_wait", "pending_count"]) => {
+        Opcode::Mbarrier if any(&[Word::ARRIVE, Word::ARRIVE_DROP, Word::TEST_WAIT, Word::TRY_WAIT, Word::PENDING_COUNT]) => {
             Shape::Dst1
         }
-        Opcode::Mbarrier if any(&["init", "inval", "expect_tx", "complete_tx"]) => Shape::NoDst,
-        Opcode::Multimem if any(&["ld_reduce"]) => Shape::Dst1,
+        Opcode::Mbarrier if any(&[Word::INIT, Word::INVAL, Word::EXPECT_TX, Word::COMPLETE_TX]) => Shape::NoDst,
+        Opcode::Multimem if any(&[Word::LD_REDUCE]) => Shape::Dst1,
         Opcode::Multimem => Shape::NoDst,
-        Opcode::Wgmma if any(&["mma_async"]) => Shape::Accumulate,
+        Opcode::Wgmma if any(&[Word::MMA_ASYNC]) => Shape::Accumulate,
         Opcode::Wgmma => Shape::NoDst,
-        Opcode::Wmma if any(&["store"]) => Shape::NoDst,
-        Opcode::Wmma if any(&["load", "mma"]) => Shape::Dst1,
+        Opcode::Wmma if any(&[Word::STORE]) => Shape::NoDst,
+        Opcode::Wmma if any(&[Word::LOAD, Word::MMA]) => Shape::Dst1,
         _ => Shape::Unknown,
     }
 }
@@ -266,11 +267,11 @@ pub fn operand_shape(inst: &Inst) -> Shape {
 /// arithmetic (`.cc`) counts as effectful: it writes the hidden carry register.
 pub fn effects(inst: &Inst) -> Effects {
     let Some((_, effects)) = inst.opcode.table_entry() else { return Effects::Effectful };
-    if effects == Effects::Pure && inst.has_word("cc") {
+    if effects == Effects::Pure && inst.has_word(Word::CC) {
         return Effects::Effectful;
     }
     if inst.opcode == Opcode::Ld
-        && ["volatile", "relaxed", "acquire", "mmio"].iter().any(|w| inst.has_word(w))
+        && [Word::VOLATILE, Word::RELAXED, Word::ACQUIRE, Word::MMIO].iter().any(|&w| inst.has_word(w))
     {
         return Effects::Effectful;
     }

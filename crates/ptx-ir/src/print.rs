@@ -64,7 +64,7 @@ fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usiz
         let span = item_span(module, item);
         let (start, end) = (span.start as usize, span.end as usize);
         let verbatim = match item {
-            ModuleItem::Function(f) => module.functions[*f].pristine,
+            ModuleItem::Function(f) => module.functions[*f].is_pristine(),
             _ => true,
         };
         if span.is_synthetic() || start < copied_to || end > source.len() {
@@ -209,7 +209,7 @@ pub fn write_function(func: &Function, out: &mut String) {
         write_raw(attr, out);
         out.push('\n');
     }
-    let Some(body) = &func.body else {
+    let Some(body) = func.body() else {
         out.push_str(";\n");
         return;
     };

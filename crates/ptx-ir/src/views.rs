@@ -5,6 +5,7 @@
 use crate::inst::{Address, Inst, Operand};
 use crate::opcodes::Opcode;
 use crate::types::{CmpOp, PrmtMode, Rounding, ScalarType, StateSpace};
+use crate::words::Word;
 use crate::Modifier;
 
 /// `ld{.space}{.vN}.type d, [a]`
@@ -178,7 +179,7 @@ impl Inst {
 
     /// True for `cvt.pack`.
     pub fn is_cvt_pack(&self) -> bool {
-        self.opcode == Opcode::Cvt && self.has_word("pack")
+        self.opcode == Opcode::Cvt && self.has_word(Word::PACK)
     }
 
     /// Views a plain `cvt` (not `cvt.pack`, not the packed-float forms with
@@ -280,6 +281,6 @@ impl Inst {
         if self.opcode != Opcode::Bra || self.operands.len() != 1 {
             return None;
         }
-        Some(Bra { uni: self.has_word("uni"), target: &self.operands[0] })
+        Some(Bra { uni: self.has_word(Word::UNI), target: &self.operands[0] })
     }
 }

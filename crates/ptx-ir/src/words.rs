@@ -1,8 +1,12 @@
 //! The vocabulary of modifier words the IR knows by name (`.uni`, `.wide`,
-//! `.L2::128B`, ...), so passes can test `inst.has_word("wide")` without a
-//! string table. Types, state spaces, rounding modes, comparisons and prmt
-//! modes have their own enums; a word not in this list is still kept (as
+//! `.L2::128B`, ...). Types, state spaces, rounding modes, comparisons and
+//! prmt modes have their own enums; a word not in this list is still kept (as
 //! `Modifier::Other`), it just means nothing to the passes.
+//!
+//! Code tests a word through a constant, `inst.has_word(Word::WIDE)`. Each
+//! constant is found in [`WORDS`] at compile time ([`Word::known`] in a const
+//! context), so a misspelt or missing word is a compile error, not a test
+//! that silently answers "no".
 //!
 //! Collected from the ISA syntax sections and the public corpus; sorted
 //! byte-wise so lookup is a binary search.
@@ -11,10 +15,88 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Word(u16);
 
+/// Byte-wise comparison usable in const context: <0, 0 or >0.
+const fn compare(a: &[u8], b: &[u8]) -> i32 {
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] as i32 - b[i] as i32;
+        }
+        i += 1;
+    }
+    a.len() as i32 - b.len() as i32
+}
+
+const fn find(text: &str) -> Option<u16> {
+    let (mut lo, mut hi) = (0, WORDS.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        let c = compare(WORDS[mid].as_bytes(), text.as_bytes());
+        if c == 0 {
+            return Some(mid as u16);
+        }
+        if c < 0 {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    None
+}
+
+macro_rules! known_words {
+    ($($name:ident = $text:literal,)*) => {
+        impl Word {
+            $(#[doc = concat!("`.", $text, "`")] pub const $name: Word = Word::known($text);)*
+        }
+    };
+}
+
+// The words the IR, the analyses and the passes test. Add one here (and to
+// WORDS if it is new) to use it; the compiler checks the spelling.
+known_words! {
+    ACQUIRE = "acquire",
+    ARRIVE = "arrive",
+    ARRIVE_DROP = "arrive_drop",
+    CAS = "cas",
+    CC = "cc",
+    COMPLETE_TX = "complete_tx",
+    EXPECT_TX = "expect_tx",
+    HI = "hi",
+    INIT = "init",
+    INVAL = "inval",
+    LD_REDUCE = "ld_reduce",
+    LO = "lo",
+    LOAD = "load",
+    MMA = "mma",
+    MMA_ASYNC = "mma_async",
+    MMIO = "mmio",
+    PACK = "pack",
+    PENDING_COUNT = "pending_count",
+    RED = "red",
+    RELAXED = "relaxed",
+    STORE = "store",
+    TEST_WAIT = "test_wait",
+    TRY_WAIT = "try_wait",
+    UNI = "uni",
+    VOLATILE = "volatile",
+    WIDE = "wide",
+}
+
 impl Word {
-    /// Looks a word up (without the leading dot).
+    /// Looks a word up (without the leading dot); for text read from input.
     pub fn lookup(text: &str) -> Option<Word> {
-        WORDS.binary_search(&text).ok().map(|i| Word(i as u16))
+        find(text).map(Word)
+    }
+
+    /// The word `text`, which must be in the vocabulary. Meant for const
+    /// context (`const W: Word = Word::known("wide");`), where a word not in
+    /// [`WORDS`] fails to compile.
+    pub const fn known(text: &str) -> Word {
+        match find(text) {
+            Some(i) => Word(i),
+            None => panic!("not a word of ptx_ir::words::WORDS"),
+        }
     }
 
     /// The word's text.

@@ -35,7 +35,7 @@ fn main() {
             continue;
         }
         let changed: Vec<String> =
-            after.functions.values().filter(|f| f.body.is_some() && !f.pristine).map(|f| f.name.clone()).collect();
+            after.functions.values().filter(|f| f.has_body() && !f.is_pristine()).map(|f| f.name.clone()).collect();
         let count = |ptx: &str| {
             let cubin = toolchain.compile(ptx, &target, &[]).expect("ptxas accepts");
             toolchain.sass_instruction_count(&cubin)

@@ -407,7 +407,7 @@ pub fn defuse_dot(module: &Module) -> String {
 
 fn functions_dot(module: &Module, dot: fn(&ptx_ir::Function) -> String) -> String {
     let mut out = String::new();
-    for func in module.functions.values().filter(|f| f.body.is_some()) {
+    for func in module.functions.values().filter(|f| f.has_body()) {
         out.push_str("// function ");
         out.push_str(&func.name);
         out.push('\n');

@@ -410,7 +410,7 @@ fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec
         let mut stmts = Vec::with_capacity(count + 2);
         lowering.statements(body, &mut stmts);
         lowering.close_label_scope();
-        lowering.func.body = Some(stmts);
+        lowering.func.set_body(Some(stmts));
     }
     lowering.finish()
 }
@@ -419,7 +419,6 @@ impl<'i> FunctionLowering<'i> {
     fn new(span: Span, base: usize) -> FunctionLowering<'i> {
         let mut func = Function::new(FunctionKind::Func, String::new());
         func.span = span;
-        func.pristine = true;
         FunctionLowering {
             base,
             func,
@@ -432,8 +431,10 @@ impl<'i> FunctionLowering<'i> {
         }
     }
 
-    fn finish(self) -> Result<Function, Vec<Diagnostic>> {
+    fn finish(mut self) -> Result<Function, Vec<Diagnostic>> {
         if self.errors.is_empty() {
+            // As parsed: printed from its source text until something changes it.
+            self.func.mark_unchanged();
             Ok(self.func)
         } else {
             Err(self.errors)

@@ -237,7 +237,7 @@ pub fn run_function_pass<P: FunctionPass + ?Sized>(
         .collect::<Vec<_>>()
         .into_par_iter()
         .map(|(func, analyses)| {
-            if func.body.is_none() {
+            if !func.has_body() {
                 return (Ok(false), BTreeMap::new(), Vec::new());
             }
             let mut fcx = FunctionContext::new(&info, analyses, name, &func.name);

@@ -16,7 +16,6 @@
 //! on both.
 
 use ptx_ir::{Inst, Modifier, Opcode, ScalarType, Word};
-use std::sync::OnceLock;
 
 use super::rules::{is_register_less_format, widened};
 
@@ -73,33 +72,8 @@ impl Signature {
     }
 }
 
-/// The modifier words the signatures test, looked up in the vocabulary
-/// once rather than per instruction.
-struct Words {
-    wide: Option<Word>,
-    hi: Option<Word>,
-    lo: Option<Word>,
-    cas: Option<Word>,
-    pack: Option<Word>,
-}
-
-fn words() -> &'static Words {
-    static WORDS: OnceLock<Words> = OnceLock::new();
-    WORDS.get_or_init(|| Words {
-        wide: Word::lookup("wide"),
-        hi: Word::lookup("hi"),
-        lo: Word::lookup("lo"),
-        cas: Word::lookup("cas"),
-        pack: Word::lookup("pack"),
-    })
-}
-
-fn has(inst: &Inst, word: Option<Word>) -> bool {
-    word.is_some_and(|w| inst.modifiers.contains(&Modifier::Word(w)))
-}
-
 fn is_cvt_pack(inst: &Inst) -> bool {
-    inst.opcode == Opcode::Cvt && has(inst, words().pack)
+    inst.opcode == Opcode::Cvt && inst.has_word(Word::PACK)
 }
 
 use ScalarType::*;
@@ -166,8 +140,8 @@ pub fn valid_types(inst: &Inst) -> &'static [&'static [ScalarType]] {
     match inst.opcode {
         Opcode::Add | Opcode::Sub | Opcode::Min | Opcode::Max | Opcode::Abs | Opcode::Neg => &[INT_AND_FLOATS],
         // Integer mul/mad need a mode (.hi, .lo, .wide); float ones have none.
-        Opcode::Mul | Opcode::Mad if has(inst, words().wide) => &[WIDE],
-        Opcode::Mul | Opcode::Mad if has(inst, words().hi) || has(inst, words().lo) => &[INT],
+        Opcode::Mul | Opcode::Mad if inst.has_word(Word::WIDE) => &[WIDE],
+        Opcode::Mul | Opcode::Mad if inst.has_word(Word::HI) || inst.has_word(Word::LO) => &[INT],
         Opcode::Mul => &[HALVES_F32_F64],
         Opcode::Mad => &[F32_F64],
         Opcode::Fma => &[HALVES_F32_F64],
@@ -254,7 +228,7 @@ pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
         | Opcode::Mul24
         | Opcode::Mad24 => Signature::all(t),
         // mul.wide / mad.wide: d (and c) twice as wide as a and b.
-        Opcode::Mul | Opcode::Mad if has(inst, words().wide) => {
+        Opcode::Mul | Opcode::Mad if inst.has_word(Word::WIDE) => {
             let w = widened(t)?;
             Signature::of(&[Strict(w), Strict(t), Strict(t), Strict(w)])
         }
@@ -314,7 +288,7 @@ pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
         // atom{.op}.type d, [a], b{, c}; red{.op}.type [a], b. Vector
         // atomics are not checked.
         Opcode::Atom | Opcode::Red if inst.vector().is_some() => return None,
-        Opcode::Atom if has(inst, words().cas) => Signature::of(&[Strict(t), Any, Strict(t), Strict(t)]),
+        Opcode::Atom if inst.has_word(Word::CAS) => Signature::of(&[Strict(t), Any, Strict(t), Strict(t)]),
         Opcode::Atom => Signature::of(&[Strict(t), Any, Strict(t)]),
         Opcode::Red => Signature::of(&[Any, Strict(t)]),
         // shfl.sync.mode.b32 d[|p], a, b, c, membermask: b and c are .b32

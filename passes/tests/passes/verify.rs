@@ -354,13 +354,13 @@ fn broken_references_are_reported_not_panicked_on() {
     assert!(errors[0].message.starts_with("add: register #99999 does not exist"), "{}", errors[0].message);
     // The branch target's label statement deleted, then placed twice.
     let mut module = parsed.clone();
-    let body = first_function(&mut module).body.as_mut().unwrap();
+    let body = first_function(&mut module).body_mut().unwrap();
     let at = body.iter().position(|s| matches!(s, Stmt::Label(_))).unwrap();
     let label = body.remove(at);
     let errors = run_verify(&mut module).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].message, "label $L_top is not placed in the function");
-    first_function(&mut module).body.as_mut().unwrap().extend([label.clone(), label]);
+    first_function(&mut module).body_mut().unwrap().extend([label.clone(), label]);
     let errors = run_verify(&mut module).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].message, "label $L_top is placed twice in function k");
@@ -495,7 +495,7 @@ fn accepts_every_public_corpus_file() {
         instructions += module
             .functions
             .values()
-            .flat_map(|f| f.body.iter().flatten())
+            .flat_map(|f| f.body().into_iter().flatten())
             .filter(|s| matches!(s, Stmt::Inst(_)))
             .count();
         if let Err(errors) = run_verify(&mut module) {

@@ -19,7 +19,7 @@ fn dump_function(func: &Function) -> String {
         FunctionKind::Entry => "entry",
         FunctionKind::Func => "func",
     };
-    let body = if func.body.is_some() { "" } else { " (declaration, no body)" };
+    let body = if func.has_body() { "" } else { " (declaration, no body)" };
     let mut out = format!("{kind} {}{body}\n", func.name);
     for (reg, data) in func.regs.iter() {
         let _ = writeln!(out, "  {reg} {} {}", func.reg_name(reg), data.ty);

@@ -50,7 +50,7 @@ pub(super) fn lower_function<'i>(
         return None;
     }
     lowering.close_label_scope();
-    lowering.func.body = Some(stmts);
+    lowering.func.set_body(Some(stmts));
     lowering.func.span = Span::new(base + start, base + end);
     let counts = (lowering.scanned, lowering.handed_to_grammar);
     lowering.finish().ok().map(|f| (f, counts.0, counts.1))
