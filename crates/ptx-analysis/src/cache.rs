@@ -17,6 +17,7 @@
 use crate::cfg::Cfg;
 use crate::defuse::DefUse;
 use crate::dom::DomTree;
+use crate::values::Values;
 use ptx_ir::Function;
 use std::cell::{Cell, OnceCell};
 use std::fmt;
@@ -75,6 +76,11 @@ impl FunctionAnalyses {
         let cfg = self.cfg(func);
         let dom = self.dominators(func);
         self.def_use.get_or_init(|| DefUse::build(func, cfg, dom))
+    }
+
+    /// The value queries over `func` (builds the def-use chains if needed).
+    pub fn values<'a>(&'a self, func: &'a Function) -> Values<'a> {
+        Values::new(func, self.def_use(func))
     }
 
     /// Drops what a change to the function invalidated.

@@ -8,6 +8,9 @@
 //!   chains, with the queries passes need: [`DefUse::reaching_defs`],
 //!   [`DefUse::uses_of`], [`DefUse::known_constant`],
 //!   [`DefUse::value_unchanged_between`], [`DefUse::is_dead`].
+//! - [`Values`]: the value queries rewrites are decided with (the sole
+//!   reaching definition, forwardability, known constants), on top of
+//!   [`DefUse`]; passes use these rather than reaching definitions.
 //! - [`FunctionAnalyses`]: a lazy cache of the three, invalidated by [`Keep`].
 //! - [`cfg_dot`] / [`defuse_dot`]: Graphviz output for debugging.
 //!
@@ -24,12 +27,14 @@ pub mod cfg;
 pub mod defuse;
 pub mod dom;
 pub mod dot;
+pub mod values;
 
 pub use cache::{FunctionAnalyses, Keep};
 pub use cfg::{Block, BlockData, Cfg, CfgNode, EdgeKind, InstPos};
 pub use defuse::{DefSite, DefUse, DuNode, UsePos, UseSite};
 pub use dom::DomTree;
 pub use dot::{cfg_dot, defuse_dot};
+pub use values::Values;
 
 #[cfg(test)]
 mod tests {

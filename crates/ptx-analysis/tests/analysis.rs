@@ -977,3 +977,144 @@ fn unwritten_registers_take_no_columns() {
     let read = du.uses_of_inst(add).iter().find(|u| func.reg_name(u.reg) == "%big0").expect("add reads %big0");
     assert_eq!(du.reaching_defs_of_use(read), &[DefSite::Entry(read.reg)]);
 }
+
+// ---------------------------------------------------------------- value queries
+
+/// Every trap of the value queries in one kernel; line numbers are the
+/// snippet's (1 = `.visible .entry`).
+const TRAPS: &str = r#"
+.visible .entry k(.param .u64 p)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<20>;
+    .reg .v2 .b32 %v;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [p];
+    ld.global.u32 %r1, [%rd1];
+    setp.eq.s32 %p1, %r1, 0;
+    add.s32 %r2, %r1, 1;
+    @%p1 add.s32 %r3, %r1, 2;
+    mov.b32 %r4, 0x3210;
+    @%p1 bra $ELSE;
+    add.s32 %r5, %r1, 1;
+    bra.uni $JOIN;
+$ELSE:
+    mov.b32 %r5, 2;
+$JOIN:
+    mov.b32 %r6, 0;
+$LOOP:
+    add.s32 %r7, %r6, %r2;
+    add.s32 %r8, %r2, %r3;
+    add.s32 %r6, %r6, 1;
+    setp.lt.s32 %p2, %r6, 4;
+    @%p2 bra $LOOP;
+    mov.b32 %r9, %r1;
+    mov.b32 %r1, 7;
+    add.s32 %r10, %r9, %r2;
+    mov.b64 {%r11, %r12}, %rd1;
+    mov.b32 %v.x, %r2;
+    vabsdiff.s32.s32.s32.sat %r13.h0, %r1.b0, %r2.b2, %r13;
+    prmt.b32 %r14, %r2, %r4, %r4;
+    @%p1 mov.b32 %r15, 5;
+    mov.b32 %r16, 5;
+    @%p1 mov.b32 %r16, 5;
+    add.s32 %r17, %r14, %r11;
+    add.s32 %r17, %r13, %r16;
+    add.s32 %r17, %r15, %r5;
+    mov.b32 %r18, %v;
+    ret;
+}
+"#;
+
+#[test]
+fn value_queries_sole_def_and_producer() {
+    let (m, text, du) = analyze(TRAPS);
+    let func = m.functions.values().find(|f| f.has_body()).unwrap();
+    let values = ptx_analysis::Values::new(func, &du);
+    let at = |line| inst_at(&m, &text, line);
+    let r = |name| reg(&m, name);
+    // An unguarded whole write reaching alone: the sole definition.
+    assert_eq!(values.sole_def(at(21), r("%r2")), Some(at(10)));
+    assert_eq!(values.producer(at(21), r("%r2")), Some(at(10)));
+    // Guarded definition: the entry value may reach too.
+    assert_eq!(values.sole_def(at(22), r("%r3")), None);
+    // Definitions from two branches.
+    assert_eq!(values.sole_def(at(39), r("%r5")), None);
+    // Loop-carried: the init and the increment both reach the loop body.
+    assert_eq!(values.sole_def(at(21), r("%r6")), None);
+    // ... but right after the increment, it alone reaches.
+    assert_eq!(values.sole_def(at(24), r("%r6")), Some(at(23)));
+    // A whole write that is not the instruction's result (vector element).
+    assert_eq!(values.sole_def(at(37), r("%r11")), Some(at(29)));
+    assert_eq!(values.producer(at(37), r("%r11")), None);
+    // Partial writes: a vector component, a byte/half selector.
+    assert_eq!(values.sole_def(at(40), r("%v")), None);
+    assert_eq!(values.sole_def(at(38), r("%r13")), None);
+    // A guarded redefinition after an unguarded one.
+    assert_eq!(values.sole_def(at(38), r("%r16")), None);
+    // The typed view of the producer.
+    let (def, prmt) = values.producer_as(at(37), &ptx_ir::Operand::Reg(r("%r14")), ptx_ir::Inst::as_prmt).unwrap();
+    assert_eq!(def, at(32));
+    assert_eq!(prmt.a, &ptx_ir::Operand::Reg(r("%r2")));
+    assert!(values.producer_as(at(37), &ptx_ir::Operand::Reg(r("%r14")), ptx_ir::Inst::as_cvt).is_none());
+}
+
+#[test]
+fn value_queries_forwarding() {
+    let (m, text, du) = analyze(TRAPS);
+    let func = m.functions.values().find(|f| f.has_body()).unwrap();
+    let values = ptx_analysis::Values::new(func, &du);
+    let at = |line| inst_at(&m, &text, line);
+    // %r9 = %r1 (line 26); %r1 redefined on line 27, before the use on 28.
+    assert!(!values.forwardable(at(26), at(28)));
+    assert!(values.forwardable(at(26), at(27)));
+    // add %r2 = %r1 + 1 (line 10) into the loop, where %r1 is unchanged.
+    assert!(values.forwardable(at(10), at(22)));
+    // Not past the redefinition of %r1 on line 27.
+    assert!(!values.forwardable(at(10), at(28)));
+    // Sources that are loop-carried: %r7 = %r6 + %r2 read again after the
+    // loop, where %r6 has been incremented.
+    assert!(!values.forwardable(at(21), at(26)));
+    // A guarded definition is not forwarded.
+    assert!(!values.forwardable(at(11), at(22)));
+    // A definition that overwrites its own source cannot be redone later.
+    assert!(!values.forwardable(at(23), at(24)));
+    // Only the listed operands: the prmt's a and b, not its selector.
+    let prmt = &func.insts[at(32)];
+    assert!(values.operands_unchanged(at(32), at(37), &[&prmt.operands[1], &prmt.operands[2]]));
+    // An address is never "unchanged" as an operand value.
+    let ld = &func.insts[at(8)];
+    assert!(!values.operands_unchanged(at(8), at(9), &[&ld.operands[1]]));
+    // Does not dominate: a definition in one branch, a use after the join.
+    assert!(values.forwardable(at(14), at(15)));
+    assert!(!values.forwardable(at(14), at(39)));
+}
+
+#[test]
+fn value_queries_known_values() {
+    let (m, text, du) = analyze(TRAPS);
+    let func = m.functions.values().find(|f| f.has_body()).unwrap();
+    let values = ptx_analysis::Values::new(func, &du);
+    let at = |line| inst_at(&m, &text, line);
+    let r = |name| reg(&m, name);
+    let reg_op = |name| ptx_ir::Operand::Reg(r(name));
+    assert_eq!(values.known_value(at(32), &reg_op("%r4")), Some(0x3210));
+    assert_eq!(values.known_value(at(32), &ptx_ir::Operand::imm(7)), Some(7));
+    // A guarded mov alone (entry value on the other path).
+    assert_eq!(values.known_value(at(39), &reg_op("%r15")), None);
+    // Unguarded mov 5 and guarded mov 5: the same value, but a guarded
+    // definition makes it unknown (the rule passes rely on).
+    assert_eq!(values.known_value(at(38), &reg_op("%r16")), None);
+    // Different values from two branches.
+    assert_eq!(values.known_value(at(39), &reg_op("%r5")), None);
+    // Loop-carried: 0 on entry, then incremented.
+    assert_eq!(values.known_value(at(21), &reg_op("%r6")), None);
+    // A loaded value, a partially written register.
+    assert_eq!(values.known_value(at(9), &reg_op("%r1")), None);
+    assert_eq!(values.known_value(at(38), &reg_op("%r13")), None);
+    // Redefined in between: the constant 7 after line 27.
+    assert_eq!(values.known_value(at(31), &reg_op("%r1")), Some(7));
+    // Dead-code candidates: what may have written the value read.
+    assert_eq!(values.defs_reaching(at(39), r("%r5")), [at(14), at(17)]);
+    assert_eq!(values.feeding(at(32)), [at(10), at(12), at(12)]);
+}
