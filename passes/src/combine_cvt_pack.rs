@@ -29,17 +29,18 @@
 //! says so in its counters.
 
 use crate::prmt_lanes;
-use cranelift_entity::EntityRef;
-use ptx_analysis::{DefSite, DefUse};
-use ptx_ir::{
-    Access, BodyEdits, Diagnostic, FreshRegs, Function, Inst, InstId, IntImm, Modifier, Opcode, Operand, RegId,
-    ScalarType,
-};
-use ptx_pass::{FunctionContext, FunctionPass, Preserves};
+use ptx_analysis::Values;
+use ptx_ir::{Access, Diagnostic, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType};
+use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
 use rustc_hash::FxHashSet;
 
 /// The pass.
 pub struct CombineCvtPack;
+
+const GATED_OFF: Counter = Counter::new("gated-off", "functions skipped: needs PTX 6.5 and sm_72");
+const UNDONE: Counter = Counter::new("undone", "combinations undone: the saturations have other uses");
+const COMBINED: Counter = Counter::new("combined", "packs combined into cvt.pack.sat");
+const REMOVED: Counter = Counter::new("insts-removed", "instructions removed");
 
 /// How deep the byte evaluation follows definitions.
 const MAX_DEPTH: u32 = 12;
@@ -66,7 +67,7 @@ enum Byte {
 
 struct Evaluator<'a> {
     func: &'a Function,
-    du: &'a DefUse,
+    values: &'a Values<'a>,
     saturations: Vec<Saturation>,
     /// Instructions the evaluation went through (candidates for deletion).
     visited: Vec<InstId>,
@@ -125,15 +126,7 @@ impl<'a> Evaluator<'a> {
         if depth == 0 {
             return unknown;
         }
-        let defs = self.du.reaching_defs(at, reg);
-        let [DefSite::Inst(def, _)] = defs.as_ref() else { return unknown };
-        let def = *def;
-        if !self.du.kills(DefSite::Inst(def, reg)) || self.func.insts[def].guard.is_some() {
-            return unknown;
-        }
-        if self.func.insts[def].operands.first() != Some(&Operand::Reg(reg)) {
-            return unknown;
-        }
+        let Some(def) = self.values.producer(at, reg) else { return unknown };
         let reg_bytes = (self.func.regs[reg].ty.scalar.bits() / 8) as usize;
         let mut bytes = self.defined(def, reg_bytes.max(1), depth - 1);
         self.visited.push(def);
@@ -157,14 +150,8 @@ impl<'a> Evaluator<'a> {
         }
         // Clamp: outer(inner(x, bound1), bound2) with min/max.s32 in either order.
         let (outer_min, outer_bound, inner_reg) = self.clamp_step(inst)?;
-        let inner = {
-            let defs = self.du.reaching_defs(inst, inner_reg);
-            match defs.as_ref() {
-                [DefSite::Inst(d, _)] if self.du.kills(DefSite::Inst(*d, inner_reg)) => *d,
-                _ => return None,
-            }
-        };
-        if self.func.insts[inner].guard.is_some() || depth == 0 {
+        let inner = self.values.producer(inst, inner_reg)?;
+        if depth == 0 {
             return None;
         }
         let (inner_min, inner_bound, source) = self.clamp_step(inner)?;
@@ -197,15 +184,9 @@ impl<'a> Evaluator<'a> {
         if i.guard.is_some() || i.first_type() != Some(ScalarType::S32) || i.operands.len() != 3 || i.modifiers.len() != 1 {
             return None;
         }
-        let bound = |op: &Operand| -> Option<i64> {
-            match op {
-                Operand::Int(v) => Some(v.bits as u32 as i32 as i64),
-                Operand::Reg(r) => self.du.known_constant(inst, *r).map(|v| v as u32 as i32 as i64),
-                _ => None,
-            }
-        };
+        let bound = |op: &Operand| self.values.known_value(inst, op).map(|v| v as u32 as i32 as i64);
         match (&i.operands[1], &i.operands[2]) {
-            (Operand::Reg(x), k) if bound(k).is_some() && self.du.known_constant(inst, *x).is_none() => {
+            (Operand::Reg(x), k) if bound(k).is_some() && self.values.known_reg(inst, *x).is_none() => {
                 Some((is_min, bound(k)?, *x))
             }
             (k, Operand::Reg(x)) if bound(k).is_some() => Some((is_min, bound(k)?, *x)),
@@ -307,19 +288,11 @@ impl<'a> Evaluator<'a> {
             }
             Opcode::Prmt if width == 4 => {
                 let Some(p) = i.as_prmt() else { return unknown };
-                let selector = match p.selector {
-                    Operand::Int(v) => Some(v.bits),
-                    Operand::Reg(r) => {
-                        // The selector's movs may be left without uses too.
-                        for d in self.du.reaching_defs(inst, *r).iter() {
-                            if let DefSite::Inst(def, _) = d {
-                                self.visited.push(*def);
-                            }
-                        }
-                        self.du.known_constant(inst, *r)
-                    }
-                    _ => None,
-                };
+                if let Operand::Reg(r) = p.selector {
+                    // The selector's movs may be left without uses too.
+                    self.visited.extend(self.values.defs_reaching(inst, *r));
+                }
+                let selector = self.values.known_value(inst, p.selector);
                 let Some(selector) = selector else { return unknown };
                 let lanes = prmt_lanes::lanes(p.mode, selector);
                 let mut sources = self.operand(inst, &ops[1], 4, depth);
@@ -344,6 +317,8 @@ impl<'a> Evaluator<'a> {
 /// A replacement for one packing instruction.
 struct Plan {
     root: InstId,
+    /// The root's destination, which the last `cvt.pack` writes.
+    dst: RegId,
     ty: ScalarType,
     /// (a, b, c) per `cvt.pack`, in order; `c` None for the 16-bit form, and
     /// `Some(None)`-like chaining is expressed by `chained`.
@@ -373,7 +348,8 @@ fn may_saturate(func: &Function) -> bool {
     false
 }
 
-fn plan_for(func: &Function, du: &DefUse, root: InstId, allow_8bit: bool) -> Option<Plan> {
+fn plan_for(values: &Values, root: InstId, allow_8bit: bool) -> Option<Plan> {
+    let func = values.function();
     let inst = &func.insts[root];
     if inst.guard.is_some() || inst.has_side_effects() {
         return None;
@@ -388,7 +364,7 @@ fn plan_for(func: &Function, du: &DefUse, root: InstId, allow_8bit: bool) -> Opt
     if !whole {
         return None;
     }
-    let mut ev = Evaluator { func, du, saturations: Vec::new(), visited: Vec::new() };
+    let mut ev = Evaluator { func, values, saturations: Vec::new(), visited: Vec::new() };
     let bytes = ev.defined(root, 4, MAX_DEPTH);
     let sat = |b: Byte| match b {
         Byte::Sat { sat, index } => Some((sat, index)),
@@ -411,7 +387,7 @@ fn plan_for(func: &Function, du: &DefUse, root: InstId, allow_8bit: bool) -> Opt
             if [s1, s2, s3].iter().any(|s| sats[**s].ty != ty) || !matches!(ty, ScalarType::S8 | ScalarType::U8) {
                 return None;
             }
-            (ty, vec![(*s3, *s2, Some(Operand::Int(IntImm::new(0)))), (*s1, *s0, None)], true)
+            (ty, vec![(*s3, *s2, Some(Operand::imm(0))), (*s1, *s0, None)], true)
         }
         // Two 8-bit saturations and a zero upper half.
         [Some((s0, 0)), Some((s1, 0)), None, None]
@@ -421,7 +397,7 @@ fn plan_for(func: &Function, du: &DefUse, root: InstId, allow_8bit: bool) -> Opt
             if sats[*s1].ty != ty || !matches!(ty, ScalarType::S8 | ScalarType::U8) {
                 return None;
             }
-            (ty, vec![(*s1, *s0, Some(Operand::Int(IntImm::new(0))))], false)
+            (ty, vec![(*s1, *s0, Some(Operand::imm(0)))], false)
         }
         _ => return None,
     };
@@ -431,86 +407,12 @@ fn plan_for(func: &Function, du: &DefUse, root: InstId, allow_8bit: bool) -> Opt
     used.dedup();
     for s in &used {
         let Saturation { source, at, .. } = sats[*s];
-        let overwritten_by_itself = func.insts[at].operands.first().and_then(Operand::as_reg) == Some(source);
-        if overwritten_by_itself || !du.value_unchanged_between(source, at, root) {
+        if !values.unchanged_between(source, at, root) {
             return None;
         }
     }
     let packs = packs.into_iter().map(|(a, b, c)| (sats[a].source, sats[b].source, c)).collect();
-    Some(Plan { root, ty, packs, chained, visited: ev.visited })
-}
-
-fn pack_inst(ty: ScalarType, d: RegId, a: RegId, b: RegId, c: Option<Operand>) -> Inst {
-    let mut modifiers = vec![
-        Modifier::Word(ptx_ir::Word::PACK),
-        Modifier::Sat,
-        Modifier::Type(ty),
-        Modifier::Type(ScalarType::S32),
-    ];
-    let mut operands = vec![Operand::Reg(d), Operand::Reg(a), Operand::Reg(b)];
-    if let Some(c) = c {
-        modifiers.push(Modifier::Type(ScalarType::B32));
-        operands.push(c);
-    }
-    Inst::new(Opcode::Cvt, modifiers, operands)
-}
-
-/// Deletes pure candidates whose results nothing reads (repeatedly).
-fn delete_dead(func: &mut Function, candidates: &FxHashSet<InstId>) -> usize {
-    let body: Vec<InstId> = func.inst_ids().collect();
-    let mut readers = vec![0u32; func.regs.len()];
-    let add = |func: &Function, id: InstId, readers: &mut Vec<u32>, delta: i32| {
-        let inst = &func.insts[id];
-        if let Some(g) = inst.guard {
-            readers[g.reg.index()] = readers[g.reg.index()].wrapping_add_signed(delta);
-        }
-        inst.for_each_reg_access(|_, r, a| {
-            if a != Access::Def {
-                readers[r.index()] = readers[r.index()].wrapping_add_signed(delta);
-            }
-        });
-    };
-    for &id in &body {
-        add(func, id, &mut readers, 1);
-    }
-    for ret in func.returns.iter().flatten() {
-        if let Some(name) = func.names.find(&ret.name) {
-            for (r, data) in func.regs.iter() {
-                if data.name == name && data.index.is_none() {
-                    readers[r.index()] += 1;
-                }
-            }
-        }
-    }
-    let in_body: FxHashSet<InstId> = body.into_iter().collect();
-    let mut order: Vec<InstId> = candidates.iter().copied().filter(|c| in_body.contains(c)).collect();
-    order.sort_unstable();
-    let mut removed: FxHashSet<InstId> = FxHashSet::default();
-    loop {
-        let mut progress = false;
-        for &id in &order {
-            if removed.contains(&id) || func.insts[id].has_side_effects() {
-                continue;
-            }
-            let mut dead = true;
-            func.insts[id].for_each_reg_access(|_, r, a| dead &= a != Access::Def || readers[r.index()] == 0);
-            if dead {
-                add(func, id, &mut readers, -1);
-                removed.insert(id);
-                progress = true;
-            }
-        }
-        if !progress {
-            break;
-        }
-    }
-    let n = removed.len();
-    let mut edits = BodyEdits::new();
-    for id in removed {
-        edits.remove(id);
-    }
-    edits.apply(func);
-    n
+    Some(Plan { root, dst, ty, packs, chained, visited: ev.visited })
 }
 
 impl FunctionPass for CombineCvtPack {
@@ -525,23 +427,20 @@ impl FunctionPass for CombineCvtPack {
     fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
         let module = cx.module;
         if !module.version_at_least(6, 5) || module.sm.is_none_or(|sm| sm < 72) {
-            cx.count("functions skipped: needs PTX 6.5 and sm_72", 1);
+            cx.count(GATED_OFF, 1);
             return Ok(false);
         }
         let roots: Vec<InstId> = func
             .inst_ids()
-            .filter(|&id| {
-                let i = &func.insts[id];
-                matches!(i.opcode, Opcode::Mov | Opcode::Prmt | Opcode::Or | Opcode::Bfi)
-            })
+            .filter(|&id| matches!(func.insts[id].opcode, Opcode::Mov | Opcode::Prmt | Opcode::Or | Opcode::Bfi))
             .collect();
         // Every plan packs at least one saturation; most functions have
         // none, and then the def-use analysis need not be built at all.
         if roots.is_empty() || !may_saturate(func) {
             return Ok(false);
         }
-        let du = cx.analyses.def_use(func);
-        let mut plans: Vec<Plan> = roots.iter().filter_map(|&r| plan_for(func, du, r, true)).collect();
+        let values = cx.values(func);
+        let mut plans: Vec<Plan> = roots.iter().filter_map(|&r| plan_for(&values, r, true)).collect();
         if plans.is_empty() {
             return Ok(false);
         }
@@ -549,46 +448,35 @@ impl FunctionPass for CombineCvtPack {
         // keep only the outermost packs.
         let inner: FxHashSet<InstId> = plans.iter().flat_map(|p| p.visited.iter().copied()).collect();
         plans.retain(|p| !inner.contains(&p.root));
-        let original = func.clone();
-        let before = func.inst_ids().count();
-        let mut fresh = FreshRegs::new(func, "pack");
-        let mut edits = BodyEdits::new();
-        let mut candidates: FxHashSet<InstId> = FxHashSet::default();
-        let mut remarks = Vec::new();
+        let mut rw = Rewriter::new(func, cx).with_temp_tag("pack");
+        let start = rw.checkpoint();
+        let mut candidates = Vec::new();
         for plan in &plans {
-            let root = &func.insts[plan.root];
-            let (span, dst) = (root.span, root.operands[0].as_reg().expect("checked in plan_for"));
+            let (span, dst) = (rw.inst(plan.root).span, plan.dst);
             let mut previous: Option<RegId> = None;
             let count = plan.packs.len();
             for (k, (a, b, c)) in plan.packs.iter().enumerate() {
                 let last = k + 1 == count;
-                let d = if last { dst } else { fresh.make(func, ScalarType::B32) };
+                let d = if last { dst } else { rw.temp(ScalarType::B32) };
                 let c = if plan.chained && last { previous.map(Operand::Reg) } else { c.clone() };
-                let mut inst = pack_inst(plan.ty, d, *a, *b, c);
-                inst.span = span;
-                edits.insert_before(func, plan.root, inst);
+                rw.insert_before(plan.root, Inst::cvt_pack_sat(plan.ty, d, *a, *b, c));
                 previous = Some(d);
             }
-            edits.remove(plan.root);
+            rw.erase(plan.root);
             candidates.extend(plan.visited.iter().copied());
-            remarks.push((span, format!("{} saturations packed with one cvt.pack.sat.{}", count * 2, plan.ty)));
+            rw.remark(span, format!("{} saturations packed with one cvt.pack.sat.{}", count * 2, plan.ty));
         }
-        edits.apply(func);
-        fresh.declare(func);
-        delete_dead(func, &candidates);
-        let after = func.inst_ids().count();
-        if after > before {
-            *func = original;
-            cx.count("combinations undone: the saturations have other uses", plans.len() as u64);
-            return Ok(false);
+        rw.erase_dead(candidates);
+        let growth = rw.growth_since(&start);
+        if growth > 0 {
+            rw.rollback(start);
+            rw.count(UNDONE, plans.len() as u64);
+            return Ok(rw.finish());
         }
-        for (span, message) in remarks {
-            cx.remark(span, message);
+        rw.count(COMBINED, plans.len() as u64);
+        if growth < 0 {
+            rw.count(REMOVED, (-growth) as u64);
         }
-        cx.count("packs combined into cvt.pack.sat", plans.len() as u64);
-        if after < before {
-            cx.count("instructions removed", (before - after) as u64);
-        }
-        Ok(true)
+        Ok(rw.finish())
     }
 }

@@ -23,16 +23,18 @@
 //! only when nothing in the function reads what they write).
 
 use crate::prmt_lanes::{self, Lane, Lanes};
-use ptx_analysis::{DefSite, DefUse};
-use ptx_ir::{
-    Diagnostic, Function, Inst, InstId, IntImm, Modifier, Opcode, Operand, RegId, ScalarType,
-};
-use ptx_pass::{FunctionContext, FunctionPass, Preserves};
-use cranelift_entity::EntityRef;
-use rustc_hash::FxHashSet;
+use ptx_analysis::Values;
+use ptx_ir::{Diagnostic, Function, Inst, InstId, Opcode, Operand, ScalarType};
+use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
 
 /// The pass.
 pub struct FoldPrmt;
+
+const CONSTANT: Counter = Counter::new("constant", "prmt folded to a constant");
+const COPY: Counter = Counter::new("copy", "prmt folded to a copy");
+const MERGED: Counter = Counter::new("merged", "prmt merged with the prmt feeding it");
+const CANONICAL: Counter = Counter::new("canonical-selector", "prmt selector canonicalized");
+const DEAD: Counter = Counter::new("dead-deleted", "mov/prmt left without uses deleted");
 
 /// What to do with one `prmt`.
 #[derive(Debug)]
@@ -45,66 +47,18 @@ enum Rewrite {
     Prmt { a: Operand, b: Operand, selector: u32 },
 }
 
-/// A known 32-bit value of an operand at an instruction.
-fn known_value(du: &DefUse, func: &Function, at: InstId, op: &Operand) -> Option<u32> {
-    match op {
-        Operand::Int(i) => Some(i.bits as u32),
-        Operand::Reg(r) => known_register(du, func, at, *r).map(|v| v as u32),
-        _ => None,
-    }
-}
-
-/// The constant in `reg` just before `at`: every reaching definition is an
-/// unguarded `mov` of the same immediate.
-fn known_register(du: &DefUse, func: &Function, at: InstId, reg: RegId) -> Option<u64> {
-    let defs = du.reaching_defs(at, reg);
-    let unguarded = defs.iter().all(|d| match d {
-        DefSite::Inst(i, _) => func.insts[*i].guard.is_none(),
-        DefSite::Entry(_) => false,
-    });
-    if !unguarded {
-        return None;
-    }
-    du.known_constant(at, reg)
-}
-
-/// The selector of a `prmt` at `at`, if known.
-fn known_selector(du: &DefUse, func: &Function, at: InstId, op: &Operand) -> Option<u64> {
-    match op {
-        Operand::Int(i) => Some(i.bits),
-        Operand::Reg(r) => known_register(du, func, at, *r),
-        _ => None,
-    }
-}
-
 /// A `prmt` source that is itself an unguarded `prmt` with a known selector,
-/// reached by exactly that one definition, whose own sources hold the same
+/// the only definition reaching `outer`, whose own sources hold the same
 /// values at `outer`: returns its lanes and sources.
-fn inner_prmt(du: &DefUse, func: &Function, outer: InstId, op: &Operand) -> Option<(Lanes, [Operand; 2])> {
-    let Operand::Reg(reg) = op else { return None };
-    let defs = du.reaching_defs(outer, *reg);
-    let [DefSite::Inst(inner, _)] = defs.as_ref() else { return None };
-    let inst = &func.insts[*inner];
-    if inst.guard.is_some() || !du.kills(DefSite::Inst(*inner, *reg)) {
+fn inner_prmt(values: &Values, outer: InstId, op: &Operand) -> Option<(Lanes, [Operand; 2])> {
+    let (inner, p) = values.producer_as(outer, op, Inst::as_prmt)?;
+    let selector = values.known_value(inner, p.selector)?;
+    // The selector is baked in as a constant; the data sources must still
+    // hold at `outer` (and not be the inner prmt's own result, d == a).
+    if !values.operands_unchanged(inner, outer, &[p.a, p.b]) {
         return None;
     }
-    let p = inst.as_prmt()?;
-    let selector = known_selector(du, func, *inner, p.selector)?;
-    let sources = [p.a.clone(), p.b.clone()];
-    for source in &sources {
-        match source {
-            Operand::Reg(r) => {
-                // The inner prmt must not overwrite its own source (d == a),
-                // and nothing may redefine the source before `outer`.
-                if *r == *reg || !du.value_unchanged_between(*r, *inner, outer) {
-                    return None;
-                }
-            }
-            Operand::Int(_) => {}
-            _ => return None,
-        }
-    }
-    Some((prmt_lanes::lanes(p.mode, selector), sources))
+    Some((prmt_lanes::lanes(p.mode, selector), [p.a.clone(), p.b.clone()]))
 }
 
 /// Composes `outer` (over sources `[a, b]`) with inner permutes feeding its
@@ -145,25 +99,25 @@ fn compose(outer: &Lanes, sources: [(&Operand, Option<&(Lanes, [Operand; 2])>); 
     Some(Rewrite::Prmt { a, b, selector: prmt_lanes::generic_selector(&lanes) })
 }
 
-fn decide(du: &DefUse, func: &Function, id: InstId) -> Option<(Rewrite, &'static str)> {
-    let inst = &func.insts[id];
-    let p = inst.as_prmt()?;
-    let selector = known_selector(du, func, id, p.selector)?;
+fn decide(values: &Values, id: InstId) -> Option<(Rewrite, Counter)> {
+    let p = values.inst(id).as_prmt()?;
+    let selector = values.known_value(id, p.selector)?;
     let lanes = prmt_lanes::lanes(p.mode, selector);
-    if let (Some(a), Some(b)) = (known_value(du, func, id, p.a), known_value(du, func, id, p.b)) {
-        return Some((Rewrite::Constant(prmt_lanes::evaluate(&lanes, a, b)), "folded to a constant"));
+    let known = |op| values.known_value(id, op).map(|v| v as u32);
+    if let (Some(a), Some(b)) = (known(p.a), known(p.b)) {
+        return Some((Rewrite::Constant(prmt_lanes::evaluate(&lanes, a, b)), CONSTANT));
     }
     if prmt_lanes::is_identity_of_a(&lanes) {
-        return Some((Rewrite::Copy(p.a.clone()), "folded to a copy"));
+        return Some((Rewrite::Copy(p.a.clone()), COPY));
     }
     if prmt_lanes::is_identity_of_b(&lanes) {
-        return Some((Rewrite::Copy(p.b.clone()), "folded to a copy"));
+        return Some((Rewrite::Copy(p.b.clone()), COPY));
     }
-    let inner_a = inner_prmt(du, func, id, p.a);
-    let inner_b = inner_prmt(du, func, id, p.b);
+    let inner_a = inner_prmt(values, id, p.a);
+    let inner_b = inner_prmt(values, id, p.b);
     if inner_a.is_some() || inner_b.is_some() {
         if let Some(rewrite) = compose(&lanes, [(p.a, inner_a.as_ref()), (p.b, inner_b.as_ref())]) {
-            return Some((rewrite, "merged with the prmt feeding it"));
+            return Some((rewrite, MERGED));
         }
     }
     let generic = prmt_lanes::generic_selector(&lanes);
@@ -171,102 +125,15 @@ fn decide(du: &DefUse, func: &Function, id: InstId) -> Option<(Rewrite, &'static
     if already_canonical {
         return None;
     }
-    let rewrite = Rewrite::Prmt { a: p.a.clone(), b: p.b.clone(), selector: generic };
-    Some((rewrite, "selector canonicalized"))
+    Some((Rewrite::Prmt { a: p.a.clone(), b: p.b.clone(), selector: generic }, CANONICAL))
 }
 
-fn apply(func: &mut Function, id: InstId, rewrite: Rewrite) -> Vec<RegId> {
-    let inst = &func.insts[id];
-    let (guard, span, dst) = (inst.guard, inst.span, inst.operands[0].clone());
-    let mut replaced_sources: Vec<RegId> = Vec::new();
-    for op in &inst.operands[1..] {
-        op.for_each_reg(&mut |r, _| replaced_sources.push(r));
+fn build(dst: Operand, rewrite: Rewrite) -> Inst {
+    match rewrite {
+        Rewrite::Constant(v) => Inst::mov(ScalarType::B32, dst, Operand::imm(u64::from(v))),
+        Rewrite::Copy(src) => Inst::mov(ScalarType::B32, dst, src),
+        Rewrite::Prmt { a, b, selector } => Inst::prmt(dst, a, b, selector),
     }
-    let mov = |src: Operand| Inst::new(Opcode::Mov, vec![Modifier::Type(ScalarType::B32)], vec![dst.clone(), src]);
-    let mut new = match rewrite {
-        Rewrite::Constant(v) => mov(Operand::Int(IntImm::new(u64::from(v)))),
-        Rewrite::Copy(src) => mov(src),
-        Rewrite::Prmt { a, b, selector } => Inst::new(
-            Opcode::Prmt,
-            vec![Modifier::Type(ScalarType::B32)],
-            vec![dst, a, b, Operand::Int(IntImm::new(u64::from(selector)))],
-        ),
-    };
-    new.guard = guard;
-    new.span = span;
-    func.insts[id] = new;
-    replaced_sources
-}
-
-/// Deletes the candidate instructions (pure `mov`/`prmt` the fold left
-/// behind) whose written registers nothing in the function reads; repeats
-/// while deleting one frees another.
-fn delete_dead(func: &mut Function, mut candidates: FxHashSet<InstId>) -> u64 {
-    let body: Vec<InstId> = func.inst_ids().collect();
-    let mut readers = vec![0u32; func.regs.len()];
-    let count = |func: &Function, id: InstId, readers: &mut Vec<u32>, delta: i32| {
-        let inst = &func.insts[id];
-        if let Some(g) = inst.guard {
-            readers[g.reg.index()] = readers[g.reg.index()].wrapping_add_signed(delta);
-        }
-        inst.for_each_reg_access(|_, r, access| {
-            if access != ptx_ir::Access::Def {
-                readers[r.index()] = readers[r.index()].wrapping_add_signed(delta);
-            }
-        });
-    };
-    for &id in &body {
-        count(func, id, &mut readers, 1);
-    }
-    // `.reg` return parameters are read by the caller.
-    for ret in func.returns.iter().flatten() {
-        if ret.space() == Some(ptx_ir::StateSpace::Reg) {
-            if let Some(name) = func.names.find(&ret.name) {
-                for (r, data) in func.regs.iter() {
-                    if data.name == name && data.index.is_none() {
-                        readers[r.index()] += 1;
-                    }
-                }
-            }
-        }
-    }
-    let mut removed: FxHashSet<InstId> = FxHashSet::default();
-    loop {
-        let mut progress = false;
-        let mut ordered: Vec<InstId> = candidates.iter().copied().collect();
-        ordered.sort_unstable();
-        for id in ordered {
-            let inst = &func.insts[id];
-            if !matches!(inst.opcode, Opcode::Mov | Opcode::Prmt) || inst.has_side_effects() {
-                candidates.remove(&id);
-                continue;
-            }
-            let mut dead = true;
-            inst.for_each_reg_access(|_, r, access| {
-                if access == ptx_ir::Access::Def && readers[r.index()] != 0 {
-                    dead = false;
-                }
-            });
-            if dead {
-                count(func, id, &mut readers, -1);
-                removed.insert(id);
-                candidates.remove(&id);
-                progress = true;
-            }
-        }
-        if !progress {
-            break;
-        }
-    }
-    let n = removed.len() as u64;
-    if n > 0 {
-        let mut edits = ptx_ir::BodyEdits::new();
-        for id in removed {
-            edits.remove(id);
-        }
-        edits.apply(func);
-    }
-    n
 }
 
 impl FunctionPass for FoldPrmt {
@@ -279,44 +146,38 @@ impl FunctionPass for FoldPrmt {
     }
 
     fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        let prmts: Vec<InstId> = func.inst_ids().filter(|&id| func.insts[id].opcode == Opcode::Prmt).collect();
-        if prmts.is_empty() {
+        if !func.inst_ids().any(|id| func.insts[id].opcode == Opcode::Prmt) {
             return Ok(false);
         }
         // Decide everything on the unchanged function, then rewrite: every
         // decision reads the values the original code computes, and each
         // rewrite keeps the value its prmt computed, so decisions stay valid.
-        let du = cx.analyses.def_use(func);
-        let decisions: Vec<(InstId, Rewrite, &'static str)> =
-            prmts.iter().filter_map(|&id| decide(du, func, id).map(|(r, what)| (id, r, what))).collect();
-        // The definitions feeding rewritten prmts may become dead.
-        let mut candidates: FxHashSet<InstId> = FxHashSet::default();
-        for (id, _, _) in &decisions {
-            let inst = &func.insts[*id];
-            inst.for_each_reg_access(|_, r, access| {
-                if access != ptx_ir::Access::Def {
-                    for d in du.reaching_defs(*id, r).iter() {
-                        if let DefSite::Inst(i, _) = d {
-                            candidates.insert(*i);
-                        }
-                    }
-                }
-            });
+        let values = cx.values(func);
+        let mut decisions = Vec::new();
+        // The movs and prmts feeding rewritten prmts may be left unread.
+        let mut candidates = Vec::new();
+        for id in func.inst_ids().filter(|&id| func.insts[id].opcode == Opcode::Prmt) {
+            if let Some((rewrite, counter)) = decide(&values, id) {
+                decisions.push((id, rewrite, counter));
+                candidates.extend(
+                    values.feeding(id).into_iter().filter(|&d| matches!(func.insts[d].opcode, Opcode::Mov | Opcode::Prmt)),
+                );
+            }
         }
         if decisions.is_empty() {
             return Ok(false);
         }
-        for (id, rewrite, what) in decisions {
-            let span = func.insts[id].span;
-            apply(func, id, rewrite);
-            cx.count(what, 1);
-            cx.remark(span, format!("prmt {what}"));
+        let mut rw = Rewriter::new(func, cx);
+        for (id, rewrite, counter) in decisions {
+            let (span, dst) = (rw.inst(id).span, rw.inst(id).operands[0].clone());
+            rw.replace(id, build(dst, rewrite));
+            rw.count(counter, 1);
+            rw.remark(span, counter.description);
         }
-        let deleted = delete_dead(func, candidates);
+        let deleted = rw.erase_dead(candidates);
         if deleted > 0 {
-            cx.count("dead mov/prmt deleted", deleted);
+            rw.count(DEAD, deleted as u64);
         }
-        func.mark_changed();
-        Ok(true)
+        Ok(rw.finish())
     }
 }

@@ -21,13 +21,17 @@
 //! invalid (`inv`) are left for `verify` to report; `.b128` registers, which
 //! `cvt` cannot produce, are left as they are and counted.
 
-use ptx_ir::{
-    BodyEdits, FreshRegs, Function, Guard, Inst, InstId, Modifier, Opcode, Operand, RegId, ScalarType, TypeKind,
-};
-use ptx_pass::{FunctionContext, FunctionPass, Preserves};
+use ptx_ir::{Diagnostic, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType, TypeKind};
+use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
 
 /// The pass.
 pub struct LegalizeRelaxed;
+
+const LD_EXTENDED: Counter = Counter::new("ld-dst-extended", "ld destinations extended");
+const ST_CHOPPED: Counter = Counter::new("st-src-chopped", "st sources chopped");
+const CVT_CHOPPED: Counter = Counter::new("cvt-src-chopped", "cvt sources chopped");
+const CVT_EXTENDED: Counter = Counter::new("cvt-dst-extended", "cvt destinations extended");
+const B128_LEFT: Counter = Counter::new("b128-left-relaxed", "b128 operands left relaxed");
 
 /// How a wider destination register is filled from the exact-size result.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -71,136 +75,92 @@ fn plan(reg: ScalarType, ty: ScalarType) -> Plan {
     }
 }
 
-struct Rewriter<'f> {
-    func: &'f mut Function,
-    fresh: FreshRegs,
-    edits: BodyEdits,
-    unsupported: u64,
-}
-
 fn int_type(bits: u32, signed: bool) -> ScalarType {
     let t = if signed { ScalarType::signed_of_bits(bits) } else { ScalarType::unsigned_of_bits(bits) };
     t.expect("register sizes handled here are 8, 16, 32 or 64 bits")
 }
 
-fn conversion(dst_ty: ScalarType, src_ty: ScalarType, dst: RegId, src: RegId, guard: Option<Guard>) -> Inst {
-    let mut inst = Inst::new(
-        Opcode::Cvt,
-        vec![Modifier::Type(dst_ty), Modifier::Type(src_ty)],
-        vec![Operand::Reg(dst), Operand::Reg(src)],
-    );
-    inst.guard = guard;
-    inst
+fn bit_type(bits: u32) -> ScalarType {
+    ScalarType::unsigned_of_bits(bits).and_then(ScalarType::bit_type).expect("8..64-bit register")
 }
 
-fn bit_move(bits: u32, dst: RegId, src: RegId, guard: Option<Guard>) -> Inst {
-    let ty = ScalarType::unsigned_of_bits(bits).and_then(ScalarType::bit_type).expect("8..64-bit move");
-    let mut inst = Inst::new(Opcode::Mov, vec![Modifier::Type(ty)], vec![Operand::Reg(dst), Operand::Reg(src)]);
-    inst.guard = guard;
-    inst
+/// Rewrites a source register wider than `ty`: returns the exact-size
+/// register holding its low bits, computed just before `at` (under its
+/// guard: a conversion that ran when `at` did not would be harmless here,
+/// but the destination side needs it, and both sides read alike).
+fn chop(rw: &mut Rewriter, at: InstId, src: RegId, ty: ScalarType) -> RegId {
+    let reg_ty = rw.func().regs[src].ty.scalar;
+    let (wide, narrow) = (reg_ty.bits(), ty.bits());
+    let int_src = if reg_ty.is_float() {
+        let bits = rw.temp(bit_type(wide));
+        rw.insert_before(at, Inst::mov(bit_type(wide), bits, src));
+        bits
+    } else {
+        src
+    };
+    let out = rw.temp(bit_type(narrow));
+    rw.insert_before(at, Inst::cvt(int_type(narrow, false), int_type(wide, false), out, int_src));
+    out
 }
 
-impl Rewriter<'_> {
-    fn reg_type(&self, reg: RegId) -> Option<ScalarType> {
-        let ty = self.func.regs[reg].ty;
-        ty.vector.is_none().then_some(ty.scalar)
+/// Rewrites a destination register wider than `ty`: returns the exact-size
+/// register the instruction writes instead; the extension into `dst` is
+/// inserted just after `at`, under its guard (an extension that ran when
+/// the load did not would clobber the register).
+fn extend(rw: &mut Rewriter, at: InstId, dst: RegId, ty: ScalarType, ext: Extension) -> RegId {
+    let reg_ty = rw.func().regs[dst].ty.scalar;
+    let (wide, narrow) = (reg_ty.bits(), ty.bits());
+    let exact = rw.temp(bit_type(narrow));
+    let signed = ext == Extension::Sign;
+    if reg_ty.is_float() {
+        let bits = rw.temp(bit_type(wide));
+        // Inserted in order after `at`: cvt, then mov.
+        rw.insert_after(at, Inst::cvt(int_type(wide, signed), int_type(narrow, signed), bits, exact));
+        rw.insert_after(at, Inst::mov(bit_type(wide), dst, bits));
+    } else {
+        rw.insert_after(at, Inst::cvt(int_type(wide, signed), int_type(narrow, signed), dst, exact));
     }
+    exact
+}
 
-    fn temp(&mut self, bits: u32) -> RegId {
-        let ty = ScalarType::unsigned_of_bits(bits).and_then(ScalarType::bit_type).expect("8..64-bit temporary");
-        self.fresh.make(self.func, ty)
+/// The registers of a data operand (a register or a `{..}` vector of them)
+/// with their element index; sinks and immediates are skipped.
+fn elements(op: &Operand) -> Vec<(usize, RegId)> {
+    match op {
+        Operand::Reg(r) => vec![(0, *r)],
+        Operand::Vector(elems) => elems.iter().enumerate().filter_map(|(i, e)| e.as_reg().map(|r| (i, r))).collect(),
+        _ => Vec::new(),
     }
+}
 
-    /// Rewrites a source register wider than `ty`: returns the exact-size
-    /// register holding its low bits, computed just before `at`.
-    fn chop(&mut self, at: InstId, src: RegId, ty: ScalarType, guard: Option<Guard>) -> RegId {
-        let reg_ty = self.func.regs[src].ty.scalar;
-        let (wide, narrow) = (reg_ty.bits(), ty.bits());
-        let int_src = if reg_ty.is_float() {
-            let bits = self.temp(wide);
-            let mov = bit_move(wide, bits, src, guard);
-            self.edits.insert_before(self.func, at, mov);
-            bits
-        } else {
-            src
-        };
-        let out = self.temp(narrow);
-        let cvt = conversion(int_type(narrow, false), int_type(wide, false), out, int_src, guard);
-        self.edits.insert_before(self.func, at, cvt);
-        out
+fn replace_element(op: &mut Operand, index: usize, reg: RegId) {
+    match op {
+        Operand::Reg(r) => *r = reg,
+        Operand::Vector(elems) => elems[index] = Operand::Reg(reg),
+        _ => {}
     }
+}
 
-    /// Rewrites a destination register wider than `ty`: returns the
-    /// exact-size register the instruction writes instead; the extension into
-    /// `dst` is scheduled just after `at`.
-    fn extend(&mut self, at: InstId, dst: RegId, ty: ScalarType, ext: Extension, guard: Option<Guard>) -> RegId {
-        let reg_ty = self.func.regs[dst].ty.scalar;
-        let (wide, narrow) = (reg_ty.bits(), ty.bits());
-        let exact = self.temp(narrow);
-        let signed = ext == Extension::Sign;
-        if reg_ty.is_float() {
-            let bits = self.temp(wide);
-            let cvt = conversion(int_type(wide, signed), int_type(narrow, signed), bits, exact, guard);
-            let mov = bit_move(wide, dst, bits, guard);
-            // Scheduled in order after `at`: cvt, then mov.
-            self.edits.insert_after(self.func, at, cvt);
-            self.edits.insert_after(self.func, at, mov);
-        } else {
-            let cvt = conversion(int_type(wide, signed), int_type(narrow, signed), dst, exact, guard);
-            self.edits.insert_after(self.func, at, cvt);
+/// Rewrites operand `operand` of `id` (a source if `is_dst` is false);
+/// returns the number of registers rewritten and of `.b128` ones left.
+fn legalize_operand(rw: &mut Rewriter, id: InstId, operand: usize, ty: ScalarType, is_dst: bool, ext: Extension) -> (u64, u64) {
+    let (mut rewritten, mut unsupported) = (0, 0);
+    for (index, reg) in elements(&rw.inst(id).operands[operand]) {
+        let reg_ty = rw.func().regs[reg].ty;
+        if reg_ty.vector.is_some() {
+            continue;
         }
-        exact
-    }
-
-    /// Applies `f` to every register of a data operand (a register or a `{..}`
-    /// vector of them); sinks and immediates are skipped.
-    fn each_element(op: &Operand, mut f: impl FnMut(usize, RegId)) {
-        match op {
-            Operand::Reg(r) => f(0, *r),
-            Operand::Vector(elems) => {
-                for (i, e) in elems.iter().enumerate() {
-                    if let Operand::Reg(r) = e {
-                        f(i, *r);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn replace_element(op: &mut Operand, index: usize, reg: RegId) {
-        match op {
-            Operand::Reg(r) => *r = reg,
-            Operand::Vector(elems) => elems[index] = Operand::Reg(reg),
-            _ => {}
-        }
-    }
-
-    /// Rewrites operand `operand` of `inst` (a source if `is_dst` is false);
-    /// returns the number of registers rewritten.
-    fn legalize_operand(&mut self, id: InstId, operand: usize, ty: ScalarType, is_dst: bool, ext: Extension) -> u64 {
-        let guard = self.func.insts[id].guard;
-        let mut targets = Vec::new();
-        Self::each_element(&self.func.insts[id].operands[operand], |i, r| targets.push((i, r)));
-        let mut rewritten = 0;
-        for (index, reg) in targets {
-            let Some(reg_ty) = self.reg_type(reg) else { continue };
-            match plan(reg_ty, ty) {
-                Plan::Keep => {}
-                Plan::Unsupported => self.unsupported += 1,
-                Plan::Rewrite => {
-                    let exact = if is_dst {
-                        self.extend(id, reg, ty, ext, guard)
-                    } else {
-                        self.chop(id, reg, ty, guard)
-                    };
-                    Self::replace_element(&mut self.func.insts[id].operands[operand], index, exact);
-                    rewritten += 1;
-                }
+        match plan(reg_ty.scalar, ty) {
+            Plan::Keep => {}
+            Plan::Unsupported => unsupported += 1,
+            Plan::Rewrite => {
+                let exact = if is_dst { extend(rw, id, reg, ty, ext) } else { chop(rw, id, reg, ty) };
+                rw.modify(id, |inst| replace_element(&mut inst.operands[operand], index, exact));
+                rewritten += 1;
             }
         }
-        rewritten
     }
+    (rewritten, unsupported)
 }
 
 fn extension_of(ty: ScalarType) -> Extension {
@@ -220,42 +180,40 @@ impl FunctionPass for LegalizeRelaxed {
         Preserves::Cfg
     }
 
-    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<ptx_ir::Diagnostic>> {
+    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
         let ids: Vec<InstId> = func.inst_ids().collect();
-        let fresh = FreshRegs::new(func, "lr");
-        let mut rw = Rewriter { func, fresh, edits: BodyEdits::new(), unsupported: 0 };
+        let mut rw = Rewriter::new(func, cx).with_temp_tag("lr");
+        let mut unsupported = 0;
         for id in ids {
-            let inst = &rw.func.insts[id];
+            let inst = rw.inst(id);
             let span = inst.span;
             // (operand index, instruction type, is destination, extension, counter)
-            let mut work: Vec<(usize, ScalarType, bool, Extension, &'static str)> = Vec::new();
+            let mut work: Vec<(usize, ScalarType, bool, Extension, Counter)> = Vec::new();
             if let Some(ld) = inst.as_ld() {
                 if inst.opcode == Opcode::Ld {
-                    work.push((0, ld.ty, true, extension_of(ld.ty), "ld destinations extended"));
+                    work.push((0, ld.ty, true, extension_of(ld.ty), LD_EXTENDED));
                 }
             } else if let Some(st) = inst.as_st() {
-                work.push((1, st.ty, false, Extension::Zero, "st sources chopped"));
+                work.push((1, st.ty, false, Extension::Zero, ST_CHOPPED));
             } else if let Some(cvt) = inst.as_cvt() {
-                work.push((1, cvt.src_ty, false, Extension::Zero, "cvt sources chopped"));
+                work.push((1, cvt.src_ty, false, Extension::Zero, CVT_CHOPPED));
                 // cvt's relaxed destination: the result has the destination
                 // format's size and is extended by its signedness.
-                work.push((0, cvt.dst_ty, true, extension_of(cvt.dst_ty), "cvt destinations extended"));
+                work.push((0, cvt.dst_ty, true, extension_of(cvt.dst_ty), CVT_EXTENDED));
             }
             for (operand, ty, is_dst, ext, counter) in work {
-                let n = rw.legalize_operand(id, operand, ty, is_dst, ext);
+                let (n, left) = legalize_operand(&mut rw, id, operand, ty, is_dst, ext);
+                unsupported += left;
                 if n > 0 {
-                    cx.count(counter, n);
+                    rw.count(counter, n);
                     let what = if is_dst { "extended destination" } else { "chopped source" };
-                    cx.remark(span, format!("made {n} implicit {what} conversion(s) explicit"));
+                    rw.remark(span, format!("made {n} implicit {what} conversion(s) explicit"));
                 }
             }
         }
-        if rw.unsupported > 0 {
-            cx.count("b128 operands left relaxed", rw.unsupported);
+        if unsupported > 0 {
+            rw.count(B128_LEFT, unsupported);
         }
-        let Rewriter { func, fresh, edits, .. } = rw;
-        let changed = edits.apply(func);
-        fresh.declare(func);
-        Ok(changed)
+        Ok(rw.finish())
     }
 }

@@ -135,6 +135,15 @@ impl<K: EntityRef, V> Arena<K, V> {
         }
     }
 
+    /// Undoes the pushes made since the arena had `len` entries and puts the
+    /// change flag back to `touched` (a rolled-back rewrite leaves a
+    /// function as pristine as it found it; the caller restores what it
+    /// overwrote in place).
+    pub fn rollback(&mut self, len: usize, touched: bool) {
+        self.truncate(len);
+        self.touched = touched;
+    }
+
     /// True if the arena was changed since it was built (or since
     /// [`Arena::mark_unchanged`]).
     pub fn is_touched(&self) -> bool {

@@ -5,6 +5,7 @@
 use crate::entities::InstId;
 use crate::inst::Inst;
 use crate::module::{Function, Stmt};
+use cranelift_entity::EntityRef;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Pending edits to a function's body.
@@ -42,6 +43,27 @@ impl BodyEdits {
         self.removed.insert(inst);
     }
 
+    /// True if `inst` is scheduled for removal.
+    pub fn is_removed(&self, inst: InstId) -> bool {
+        self.removed.contains(&inst)
+    }
+
+    /// Cancels the removal of `inst`.
+    pub fn unremove(&mut self, inst: InstId) {
+        self.removed.remove(&inst);
+    }
+
+    /// Cancels the insertion of every instruction whose id is `len` or more
+    /// (those added to the arena after it had `len` entries).
+    pub fn forget_insts_from(&mut self, len: usize) {
+        for lists in [&mut self.before, &mut self.after] {
+            lists.retain(|_, list| {
+                list.retain(|id| id.index() < len);
+                !list.is_empty()
+            });
+        }
+    }
+
     /// True if nothing is scheduled.
     pub fn is_empty(&self) -> bool {
         self.before.is_empty() && self.after.is_empty() && self.removed.is_empty()
@@ -62,7 +84,7 @@ impl BodyEdits {
                 continue;
             };
             if let Some(list) = self.before.remove(&id) {
-                out.extend(list.into_iter().map(Stmt::Inst));
+                out.extend(list.into_iter().filter(|i| !self.removed.contains(i)).map(Stmt::Inst));
             }
             if self.removed.contains(&id) {
                 func.insts.remove(id);
@@ -70,7 +92,7 @@ impl BodyEdits {
                 out.push(Stmt::Inst(id));
             }
             if let Some(list) = self.after.remove(&id) {
-                out.extend(list.into_iter().map(Stmt::Inst));
+                out.extend(list.into_iter().filter(|i| !self.removed.contains(i)).map(Stmt::Inst));
             }
         }
         func.set_body(Some(out));

@@ -11,6 +11,7 @@ use crate::entities::{Name, RegId};
 use crate::module::{Function, RegData, RegDecl, RegDeclItem, Stmt};
 use crate::types::{RegType, ScalarType};
 use crate::Span;
+use cranelift_entity::EntityRef;
 use std::collections::BTreeMap;
 
 /// Allocates fresh registers in one function.
@@ -42,6 +43,15 @@ impl FreshRegs {
         let reg = func.regs.push(RegData { ty: RegType::scalar(ty), name: *name, index: Some(index) });
         regs.push(reg);
         reg
+    }
+
+    /// Forgets the registers made after the function had `len` of them
+    /// (their arena entries were rolled back).
+    pub fn forget_from(&mut self, len: usize) {
+        for (_, regs) in self.by_type.values_mut() {
+            regs.retain(|r| r.index() < len);
+        }
+        self.by_type.retain(|_, (_, regs)| !regs.is_empty());
     }
 
     /// True if no register was made.

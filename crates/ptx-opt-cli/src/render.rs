@@ -80,8 +80,8 @@ pub fn stats(out: &mut impl Write, run: &PassRun) {
         if p.stats.counters.is_empty() {
             let _ = writeln!(out, "{:<20} (no rewrites)", p.name);
         }
-        for (k, v) in &p.stats.counters {
-            let _ = writeln!(out, "{:<20} {v:>8} {k}", p.name);
+        for (counter, v) in &p.stats.counters {
+            let _ = writeln!(out, "{:<20} {v:>8} {:<20} {}", p.name, counter.id, counter.description);
         }
     }
 }

@@ -33,7 +33,7 @@
 
 pub use ptx_ir as ir;
 pub use ptx_ir::{Diagnostic, Module, Span};
-pub use ptx_pass::{PassRecord, PassRun, PassStats, Remark, Snapshot};
+pub use ptx_pass::{Counter, PassRecord, PassRun, PassStats, Remark, Snapshot};
 use std::sync::Arc;
 
 /// What to run: the passes, in order, and how.

@@ -11,9 +11,11 @@
 #![warn(missing_docs)]
 
 mod manager;
+mod rewrite;
 
 pub use manager::{PassManager, PassManagerOptions, PassRecord, PassRun, PipelineError, PipelineErrorKind, Snapshot};
-pub use ptx_analysis::FunctionAnalyses;
+pub use ptx_analysis::{FunctionAnalyses, Values};
+pub use rewrite::{Checkpoint, Rewriter};
 use ptx_analysis::Keep;
 use ptx_ir::{Diagnostic, FuncId, Function, Module, Span};
 use std::collections::BTreeMap;
@@ -27,6 +29,36 @@ pub enum Preserves {
     Cfg,
     /// Everything (the pass only reads, like `verify`).
     All,
+}
+
+/// A counter of a pass (`--stats`): a stable id, unique within the pass,
+/// that tests (`expect-stats: id=N`) and tools key on, and what it counts.
+/// Declare one constant per counter in the pass's file:
+///
+/// ```
+/// # use ptx_pass::Counter;
+/// const FOLDED: Counter = Counter::new("folded-constant", "prmt folded to a constant");
+/// assert_eq!(FOLDED.to_string(), "folded-constant");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Counter {
+    /// Stable id: lower case words joined by `-`.
+    pub id: &'static str,
+    /// What it counts, for people.
+    pub description: &'static str,
+}
+
+impl Counter {
+    /// A counter.
+    pub const fn new(id: &'static str, description: &'static str) -> Counter {
+        Counter { id, description }
+    }
+}
+
+impl std::fmt::Display for Counter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id)
+    }
 }
 
 /// One optimization remark: a rewrite a pass made, where, and what.
@@ -95,7 +127,7 @@ pub struct FunctionContext<'a> {
     pub module: &'a ModuleInfo,
     /// The function's cached analyses; computed on first use.
     pub analyses: &'a mut FunctionAnalyses,
-    stats: BTreeMap<&'static str, u64>,
+    stats: BTreeMap<Counter, u64>,
     remarks: Vec<Remark>,
     pass: &'static str,
     function: String,
@@ -119,9 +151,31 @@ impl<'a> FunctionContext<'a> {
         }
     }
 
-    /// Adds `n` to the counter `name` of the running pass (`--stats`).
-    pub fn count(&mut self, name: &'static str, n: u64) {
-        *self.stats.entry(name).or_default() += n;
+    /// Adds `n` to `counter` of the running pass (`--stats`).
+    pub fn count(&mut self, counter: Counter, n: u64) {
+        *self.stats.entry(counter).or_default() += n;
+    }
+
+    /// The counters so far.
+    pub fn counters(&self) -> impl Iterator<Item = (Counter, u64)> + '_ {
+        self.stats.iter().map(|(c, n)| (*c, *n))
+    }
+
+    /// Number of remarks so far.
+    pub fn remark_count(&self) -> usize {
+        self.remarks.len()
+    }
+
+    /// Puts counters and remarks back as they were (a rolled-back rewrite).
+    pub fn restore(&mut self, counters: Vec<(Counter, u64)>, remarks: usize) {
+        self.stats = counters.into_iter().collect();
+        self.remarks.truncate(remarks);
+    }
+
+    /// The value queries over `func` (see [`Values`]); builds the def-use
+    /// chains on first use.
+    pub fn values<'f>(&'f self, func: &'f Function) -> Values<'f> {
+        self.analyses.values(func)
     }
 
     /// Records a remark about a rewrite at `span`.
@@ -130,7 +184,7 @@ impl<'a> FunctionContext<'a> {
     }
 
     /// Consumes the context, returning its counters and remarks.
-    pub fn finish(self) -> (BTreeMap<&'static str, u64>, Vec<Remark>) {
+    pub fn finish(self) -> (BTreeMap<Counter, u64>, Vec<Remark>) {
         (self.stats, self.remarks)
     }
 }
@@ -201,16 +255,21 @@ pub trait FunctionPass: Send + Sync {
 /// Counters and remarks gathered while a pass runs.
 #[derive(Clone, Debug, Default)]
 pub struct PassStats {
-    /// Named counters (`--stats`).
-    pub counters: BTreeMap<&'static str, u64>,
+    /// Counters (`--stats`), by id.
+    pub counters: BTreeMap<Counter, u64>,
     /// Remarks, in function order.
     pub remarks: Vec<Remark>,
 }
 
 impl PassStats {
+    /// The value of the counter with id `id` (None if it never counted).
+    pub fn counter(&self, id: &str) -> Option<u64> {
+        self.counters.iter().find(|(c, _)| c.id == id).map(|(_, n)| *n)
+    }
+
     /// Adds what the same pass gathered on later functions: counters are
     /// summed, remarks follow.
-    pub fn absorb(&mut self, counters: BTreeMap<&'static str, u64>, mut remarks: Vec<Remark>) {
+    pub fn absorb(&mut self, counters: BTreeMap<Counter, u64>, mut remarks: Vec<Remark>) {
         for (name, n) in counters {
             *self.counters.entry(name).or_default() += n;
         }

@@ -56,7 +56,7 @@ const FILES: [&str; 8] = [
 #[derive(Debug, PartialEq, Eq)]
 struct RunResult {
     ptx: String,
-    counters: Vec<BTreeMap<&'static str, u64>>,
+    counters: Vec<BTreeMap<ptx_opt::Counter, u64>>,
     remarks: Vec<Remark>,
 }
 

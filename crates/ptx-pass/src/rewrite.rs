@@ -1,0 +1,307 @@
+//! The rewriter: everything a function pass does to a function besides
+//! deciding what to do.
+//!
+//! A pass decides its rewrites on the unchanged function (with
+//! [`ptx_analysis::Values`]), then makes them through a [`Rewriter`]:
+//!
+//! ```text
+//! let mut rw = Rewriter::new(func, cx);
+//! rw.replace(id, Inst::mov(ScalarType::B32, dst, src));  // keeps the guard and span
+//! rw.count(FOLDED, 1);
+//! rw.remark(span, "prmt folded to a copy");
+//! rw.erase_dead(candidates);                             // what the rewrite left unread
+//! Ok(rw.finish())
+//! ```
+//!
+//! The rewriter owns the bookkeeping every pass needs and none should write
+//! again: replacing, inserting and erasing instructions (new ones inherit the
+//! guard and source span of the instruction they replace or stand next to,
+//! so they run exactly when it does and diagnostics point at its line);
+//! fresh registers; counters with stable ids and remarks; dead-code removal
+//! with one rule for every pass; and transactions: a rewrite can be rolled
+//! back to a [`Checkpoint`] without copying the function.
+//!
+//! Insertions and erasures are recorded and applied in one linear sweep by
+//! [`Rewriter::finish`] (applying them one at a time to the statement list
+//! would be quadratic); replacements are made at once. Nothing is visible
+//! in the function's body until `finish`.
+
+use crate::{Counter, FunctionContext};
+use ptx_ir::{Access, Arena, BodyEdits, FreshRegs, Function, Inst, InstId, RegId, ScalarType, Span, StateSpace};
+use rustc_hash::FxHashSet;
+
+/// Changes one function; see the [module documentation](self).
+pub struct Rewriter<'f, 'c, 'm> {
+    func: &'f mut Function,
+    cx: &'c mut FunctionContext<'m>,
+    edits: BodyEdits,
+    temps: Option<FreshRegs>,
+    temp_tag: &'static str,
+    /// Instructions erased (recorded in `edits` too), in order.
+    erased: Vec<InstId>,
+    /// Instructions inserted, in order.
+    inserted: Vec<InstId>,
+    /// Previous contents of replaced or modified instructions, in order.
+    undo: Vec<(InstId, Inst)>,
+    changed: bool,
+}
+
+/// A point a [`Rewriter`] can roll back to ([`Rewriter::checkpoint`]).
+#[derive(Debug)]
+pub struct Checkpoint {
+    insts: (usize, bool),
+    regs: (usize, bool),
+    erased: usize,
+    inserted: usize,
+    undo: usize,
+    counters: Vec<(Counter, u64)>,
+    remarks: usize,
+    changed: bool,
+}
+
+fn arena_mark<K: cranelift_entity::EntityRef, V>(arena: &Arena<K, V>) -> (usize, bool) {
+    (arena.len(), arena.is_touched())
+}
+
+impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
+    /// A rewriter of `func`, counting into `cx`.
+    pub fn new(func: &'f mut Function, cx: &'c mut FunctionContext<'m>) -> Self {
+        Rewriter {
+            func,
+            cx,
+            edits: BodyEdits::new(),
+            temps: None,
+            temp_tag: "tmp",
+            erased: Vec::new(),
+            inserted: Vec::new(),
+            undo: Vec::new(),
+            changed: false,
+        }
+    }
+
+    /// Names fresh registers `%ptxopt_<tag>_<type>_<n>` (default tag `tmp`).
+    pub fn with_temp_tag(mut self, tag: &'static str) -> Self {
+        self.temp_tag = tag;
+        self
+    }
+
+    /// The function as it is now (replacements made, insertions and
+    /// erasures still pending).
+    pub fn func(&self) -> &Function {
+        self.func
+    }
+
+    /// The instruction `id` as it is now.
+    pub fn inst(&self, id: InstId) -> &Inst {
+        &self.func.insts[id]
+    }
+
+    /// Replaces instruction `id` by `new`, which takes `id`'s guard and span.
+    pub fn replace(&mut self, id: InstId, new: Inst) {
+        let old = &self.func.insts[id];
+        let new = new.with_guard(old.guard).with_span(old.span);
+        let old = std::mem::replace(&mut self.func.insts[id], new);
+        self.undo.push((id, old));
+        self.changed = true;
+    }
+
+    /// Changes instruction `id` in place (an operand, a modifier).
+    pub fn modify(&mut self, id: InstId, edit: impl FnOnce(&mut Inst)) {
+        let old = self.func.insts[id].clone();
+        edit(&mut self.func.insts[id]);
+        self.undo.push((id, old));
+        self.changed = true;
+    }
+
+    /// Inserts `inst` just before `anchor` (after anything already inserted
+    /// there), under `anchor`'s guard and at its span.
+    pub fn insert_before(&mut self, anchor: InstId, inst: Inst) -> InstId {
+        let inst = self.like(anchor, inst);
+        let id = self.edits.insert_before(self.func, anchor, inst);
+        self.inserted.push(id);
+        self.changed = true;
+        id
+    }
+
+    /// Inserts `inst` just after `anchor` (after anything already inserted
+    /// there), under `anchor`'s guard and at its span.
+    pub fn insert_after(&mut self, anchor: InstId, inst: Inst) -> InstId {
+        let inst = self.like(anchor, inst);
+        let id = self.edits.insert_after(self.func, anchor, inst);
+        self.inserted.push(id);
+        self.changed = true;
+        id
+    }
+
+    fn like(&self, anchor: InstId, inst: Inst) -> Inst {
+        let a = &self.func.insts[anchor];
+        inst.with_guard(a.guard).with_span(a.span)
+    }
+
+    /// Removes instruction `id` from the body.
+    pub fn erase(&mut self, id: InstId) {
+        if self.is_live(id) {
+            self.edits.remove(id);
+            self.erased.push(id);
+            self.changed = true;
+        }
+    }
+
+    fn is_live(&self, id: InstId) -> bool {
+        !self.edits.is_removed(id)
+    }
+
+    /// A new register of type `ty`, declared by [`finish`](Self::finish).
+    pub fn temp(&mut self, ty: ScalarType) -> RegId {
+        let tag = self.temp_tag;
+        let func = &mut *self.func;
+        self.temps.get_or_insert_with(|| FreshRegs::new(func, tag)).make(func, ty)
+    }
+
+    /// Adds `n` to `counter` (`--stats`, `expect-stats`).
+    pub fn count(&mut self, counter: Counter, n: u64) {
+        self.cx.count(counter, n);
+    }
+
+    /// Records a remark about a rewrite at `span`.
+    pub fn remark(&mut self, span: Span, message: impl Into<String>) {
+        self.cx.remark(span, message);
+    }
+
+    /// Instructions in the body once the pending edits are applied.
+    pub fn inst_count(&self) -> usize {
+        self.func.inst_ids().count() + self.inserted.len() - self.erased.len()
+    }
+
+    /// Erases the `candidates` that compute nothing anyone reads, repeatedly
+    /// (erasing one may leave another unread); returns how many it erased.
+    ///
+    /// The rule, the same for every pass: a candidate is erased when it is
+    /// pure (no memory, control, carry or unknown effect) and no instruction
+    /// of the function, as it is after the pending edits, reads any register
+    /// it may write. A register named by a `.reg` return parameter is read by
+    /// the caller, so its writes are never dead. A write of part of a
+    /// register (`%v.x`) reads the rest, so it is never dead either. Only
+    /// candidates are considered: code that was dead before the pass stays.
+    pub fn erase_dead(&mut self, candidates: impl IntoIterator<Item = InstId>) -> usize {
+        let live: Vec<InstId> = self.func.inst_ids().filter(|&id| self.is_live(id)).chain(self.inserted.iter().copied()).collect();
+        let mut readers = vec![0u32; self.func.regs.len()];
+        for &id in &live {
+            count_reads(self.func, id, &mut readers, 1);
+        }
+        for reg in reg_return_registers(self.func) {
+            readers[reg.index()] += 1;
+        }
+        let in_body: FxHashSet<InstId> = live.into_iter().collect();
+        let mut order: Vec<InstId> = candidates.into_iter().filter(|c| in_body.contains(c)).collect();
+        order.sort_unstable();
+        order.dedup();
+        order.retain(|&id| !self.func.insts[id].has_side_effects());
+        let mut erased = 0;
+        loop {
+            let mut progress = false;
+            for &id in &order {
+                if !self.is_live(id) {
+                    continue;
+                }
+                let mut dead = true;
+                self.func.insts[id].for_each_reg_access(|_, r, access| dead &= access == Access::Use || readers[r.index()] == 0);
+                if dead {
+                    count_reads(self.func, id, &mut readers, -1);
+                    self.erase(id);
+                    erased += 1;
+                    progress = true;
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+        erased
+    }
+
+    /// A point to come back to with [`rollback`](Self::rollback).
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            insts: arena_mark(&self.func.insts),
+            regs: arena_mark(&self.func.regs),
+            erased: self.erased.len(),
+            inserted: self.inserted.len(),
+            undo: self.undo.len(),
+            counters: self.cx.counters().map(|(c, n)| (c, n)).collect(),
+            remarks: self.cx.remark_count(),
+            changed: self.changed,
+        }
+    }
+
+    /// How many instructions the body gained since `checkpoint` (negative
+    /// if it lost some).
+    pub fn growth_since(&self, checkpoint: &Checkpoint) -> isize {
+        (self.inserted.len() - checkpoint.inserted) as isize - (self.erased.len() - checkpoint.erased) as isize
+    }
+
+    /// Undoes everything done since `checkpoint`: replacements, insertions,
+    /// erasures, registers made, counters and remarks. The function is as it
+    /// was, down to whether it counts as changed.
+    pub fn rollback(&mut self, checkpoint: Checkpoint) {
+        while self.undo.len() > checkpoint.undo {
+            let (id, old) = self.undo.pop().expect("undo entries above the checkpoint");
+            self.func.insts[id] = old;
+        }
+        for id in self.erased.drain(checkpoint.erased..) {
+            self.edits.unremove(id);
+        }
+        self.inserted.truncate(checkpoint.inserted);
+        self.edits.forget_insts_from(checkpoint.insts.0);
+        self.func.insts.rollback(checkpoint.insts.0, checkpoint.insts.1);
+        self.func.regs.rollback(checkpoint.regs.0, checkpoint.regs.1);
+        if let Some(temps) = &mut self.temps {
+            temps.forget_from(checkpoint.regs.0);
+        }
+        self.cx.restore(checkpoint.counters, checkpoint.remarks);
+        self.changed = checkpoint.changed;
+    }
+
+    /// Applies the pending insertions and erasures in one sweep over the
+    /// body, declares the registers made, and returns whether the function
+    /// changed.
+    pub fn finish(self) -> bool {
+        let Rewriter { func, edits, temps, changed, .. } = self;
+        edits.apply(func);
+        if let Some(temps) = temps {
+            temps.declare(func);
+        }
+        if changed {
+            func.mark_changed();
+        }
+        changed
+    }
+}
+
+/// Adds `delta` to the reader count of every register `id` reads (its guard
+/// included).
+fn count_reads(func: &Function, id: InstId, readers: &mut [u32], delta: i32) {
+    let inst = &func.insts[id];
+    if let Some(g) = inst.guard {
+        readers[g.reg.index()] = readers[g.reg.index()].wrapping_add_signed(delta);
+    }
+    inst.for_each_reg_access(|_, r, access| {
+        if access != Access::Def {
+            readers[r.index()] = readers[r.index()].wrapping_add_signed(delta);
+        }
+    });
+}
+
+/// The registers named by the function's `.reg` return parameters (the
+/// caller reads them after `ret`).
+fn reg_return_registers(func: &Function) -> Vec<RegId> {
+    let mut out = Vec::new();
+    for ret in func.returns.iter().flatten().filter(|r| r.space() == Some(StateSpace::Reg)) {
+        if let Some(name) = func.names.find(&ret.name) {
+            out.extend(func.regs.iter().filter(|(_, d)| d.name == name && d.index.is_none()).map(|(r, _)| r));
+        }
+    }
+    out
+}
+
+use cranelift_entity::EntityRef;
