@@ -170,7 +170,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     let source: std::sync::Arc<str> = std::sync::Arc::from(source);
 
     let options = ptx_opt::Options {
-        passes: std::mem::take(&mut passes),
+        passes: std::mem::take(&mut passes).into_iter().map(ptx_opt::PassSpec::from).collect(),
         verify_each: cli.verify_each,
         print_after: cli.print_after.clone(),
         print_after_all: cli.print_after_all,

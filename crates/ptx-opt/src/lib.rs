@@ -31,16 +31,138 @@
 
 #![deny(missing_docs)]
 
+pub use ptx_analysis as analysis;
 pub use ptx_ir as ir;
 pub use ptx_ir::{Diagnostic, Module, Span};
+pub use ptx_pass as pass;
 pub use ptx_pass::{Counter, PassRecord, PassRun, PassStats, Remark, Snapshot};
+use ptx_pass::{FunctionPass, Pass};
 use std::sync::Arc;
+
+/// Everything a pass written outside this crate needs, in one import: the
+/// pass traits, the rewriter, the value queries and the IR vocabulary.
+/// A crate that depends on `ptx-opt` alone can write a pass and run it
+/// with [`Options::with_function_pass`]; see `examples/custom-pass/` and
+/// "How a pass is written" in ARCHITECTURE.md.
+pub mod prelude {
+    pub use ptx_analysis::{Cfg, DefUse, DomTree, FunctionAnalyses, Values};
+    pub use ptx_ir::{
+        Access, Address, Diagnostic, Effects, Function, Guard, Inst, InstId, IntImm, Modifier, Module, Opcode,
+        Operand, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, TypeKind, Word,
+    };
+    pub use ptx_pass::{
+        Counter, FunctionContext, FunctionPass, ModuleInfo, Pass, PassContext, Preserves, Rewriter,
+    };
+}
+
+/// One step of a pipeline: a registered pass, by name, or a pass object
+/// made outside the registry (a JIT's own pass).
+///
+/// ```
+/// use ptx_opt::PassSpec;
+/// let named: PassSpec = "fold-prmt".into();
+/// assert_eq!(named, "fold-prmt");
+/// assert_eq!(named.name(), "fold-prmt");
+/// ```
+#[derive(Clone)]
+pub enum PassSpec {
+    /// A registered pass ([`passes`]).
+    Named(String),
+    /// A pass object; it runs exactly as a registered pass does.
+    Object(Arc<dyn Pass>),
+}
+
+impl PassSpec {
+    /// A [`FunctionPass`] as a pipeline step. It runs one function at a
+    /// time, in parallel, and is streamed with the rest of the pipeline.
+    pub fn function_pass(pass: impl FunctionPass + 'static) -> PassSpec {
+        PassSpec::Object(Arc::new(ptx_pass::PerFunction(pass)))
+    }
+
+    /// A module [`Pass`] as a pipeline step.
+    pub fn module_pass(pass: impl Pass + 'static) -> PassSpec {
+        PassSpec::Object(Arc::new(pass))
+    }
+
+    /// The pass's name (its command-line name when registered).
+    pub fn name(&self) -> &str {
+        match self {
+            PassSpec::Named(n) => n,
+            PassSpec::Object(p) => p.name(),
+        }
+    }
+}
+
+impl std::fmt::Debug for PassSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PassSpec::Named(n) => write!(f, "{n:?}"),
+            PassSpec::Object(p) => write!(f, "<pass object {:?}>", p.name()),
+        }
+    }
+}
+
+impl From<&str> for PassSpec {
+    fn from(name: &str) -> PassSpec {
+        PassSpec::Named(name.to_string())
+    }
+}
+
+impl From<String> for PassSpec {
+    fn from(name: String) -> PassSpec {
+        PassSpec::Named(name)
+    }
+}
+
+impl From<&String> for PassSpec {
+    fn from(name: &String) -> PassSpec {
+        PassSpec::Named(name.clone())
+    }
+}
+
+impl PartialEq<&str> for PassSpec {
+    fn eq(&self, other: &&str) -> bool {
+        matches!(self, PassSpec::Named(n) if n == other)
+    }
+}
+
+impl PartialEq for PassSpec {
+    fn eq(&self, other: &PassSpec) -> bool {
+        match (self, other) {
+            (PassSpec::Named(a), PassSpec::Named(b)) => a == b,
+            (PassSpec::Object(a), PassSpec::Object(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+/// A shared pass object as the pass manager's `Box<dyn Pass>`.
+struct SharedPass(Arc<dyn Pass>);
+
+impl Pass for SharedPass {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn preserves(&self) -> ptx_pass::Preserves {
+        self.0.preserves()
+    }
+    fn run(&self, module: &mut Module, cx: &mut ptx_pass::PassContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        self.0.run(module, cx)
+    }
+    fn invalidates_analyses(&self) -> bool {
+        self.0.invalidates_analyses()
+    }
+    fn function_local(&self) -> bool {
+        self.0.function_local()
+    }
+}
 
 /// What to run: the passes, in order, and how.
 ///
 /// The default runs no pass: the module is parsed and printed back, byte for
 /// byte. Build one from an optimization level or from a list of pass names
-/// (see [`passes`] for the registry); the fields are public, so the other
+/// (see [`passes`] for the registry), and add pass objects of your own with
+/// [`Options::with_function_pass`]; the fields are public, so the other
 /// switches are set directly.
 ///
 /// ```
@@ -65,8 +187,8 @@ use std::sync::Arc;
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Options {
-    /// Pass names, in order (empty: parse and print only).
-    pub passes: Vec<String>,
+    /// The passes, in order (empty: parse and print only).
+    pub passes: Vec<PassSpec>,
     /// Verify the input before the first pass ([`ErrorKind::InvalidInput`]
     /// if it is invalid) and the IR after each pass, naming the pass that
     /// broke it ([`ErrorKind::BrokeIr`]).
@@ -85,8 +207,49 @@ pub struct Options {
 
 impl Options {
     /// Options running the named passes.
-    pub fn with_passes<I: IntoIterator<Item = S>, S: Into<String>>(passes: I) -> Options {
+    pub fn with_passes<I: IntoIterator<Item = S>, S: Into<PassSpec>>(passes: I) -> Options {
         Options { passes: passes.into_iter().map(Into::into).collect(), ..Options::default() }
+    }
+
+    /// Adds a function pass of your own at the end of the pipeline. It gets
+    /// what a registered pass gets: threads, streaming (function passes only
+    /// see their function), verify-each, print-after (by its name),
+    /// counters, remarks and errors.
+    ///
+    /// ```
+    /// use ptx_opt::prelude::*;
+    ///
+    /// /// Counts `ret` instructions; changes nothing.
+    /// struct CountRets;
+    /// const RETS: Counter = Counter::new("rets", "ret instructions seen");
+    ///
+    /// impl FunctionPass for CountRets {
+    ///     fn name(&self) -> &'static str {
+    ///         "count-rets"
+    ///     }
+    ///     fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+    ///         let n = func.inst_ids().filter(|&i| func.insts[i].opcode == Opcode::Ret).count();
+    ///         cx.count(RETS, n as u64);
+    ///         Ok(false)
+    ///     }
+    /// }
+    ///
+    /// # let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+    /// let options = ptx_opt::Options::with_level(2).with_function_pass(CountRets);
+    /// let out = ptx_opt::optimize(ptx, &options)?;
+    /// let mine = out.run.passes.last().unwrap();
+    /// assert_eq!((mine.name, mine.stats.counter("rets")), ("count-rets", Some(1)));
+    /// # Ok::<(), ptx_opt::Error>(())
+    /// ```
+    pub fn with_function_pass(mut self, pass: impl FunctionPass + 'static) -> Options {
+        self.passes.push(PassSpec::function_pass(pass));
+        self
+    }
+
+    /// Adds a module pass of your own at the end of the pipeline.
+    pub fn with_module_pass(mut self, pass: impl Pass + 'static) -> Options {
+        self.passes.push(PassSpec::module_pass(pass));
+        self
     }
 
     /// Options running the default pipeline of an optimization level (0-2).
@@ -259,11 +422,14 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
 }
 
 fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Error> {
-    let mut passes = Vec::with_capacity(options.passes.len());
-    for name in &options.passes {
-        match ptx_passes::lookup(name) {
-            Some(info) => passes.push((info.create)()),
-            None => return Err(Error { kind: ErrorKind::UnknownPass(name.clone()), diagnostics: Vec::new() }),
+    let mut passes: Vec<Box<dyn Pass>> = Vec::with_capacity(options.passes.len());
+    for spec in &options.passes {
+        match spec {
+            PassSpec::Object(pass) => passes.push(Box::new(SharedPass(pass.clone()))),
+            PassSpec::Named(name) => match ptx_passes::lookup(name) {
+                Some(info) => passes.push((info.create)()),
+                None => return Err(Error { kind: ErrorKind::UnknownPass(name.clone()), diagnostics: Vec::new() }),
+            },
         }
     }
     Ok(passes)
@@ -465,4 +631,5 @@ const _: fn() = || {
     assert_send_sync::<Diagnostic>();
     assert_send_sync::<LineIndex>();
     assert_send_sync::<PassDescription>();
+    assert_send_sync::<PassSpec>();
 };
