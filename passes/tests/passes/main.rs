@@ -2,6 +2,7 @@
 //! the helpers they share here.
 
 mod combine_cvt_pack;
+mod toolkit_only;
 mod verify;
 mod verify_each;
 
