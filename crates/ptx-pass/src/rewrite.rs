@@ -228,7 +228,7 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
             erased: self.erased.len(),
             inserted: self.inserted.len(),
             undo: self.undo.len(),
-            counters: self.cx.counters().map(|(c, n)| (c, n)).collect(),
+            counters: self.cx.counters().collect(),
             remarks: self.cx.remark_count(),
             changed: self.changed,
         }
