@@ -243,6 +243,23 @@ pub struct Function {
     pub span: Span,
     /// True while the body is exactly as parsed (see [`Function::is_pristine`]).
     pristine: bool,
+    /// In debug builds, the signature as parsed: [`Function::is_pristine`]
+    /// checks that nobody changed it without saying so (the signature
+    /// fields are plain data; the arenas and the body track themselves).
+    parsed_signature: Option<Box<Signature>>,
+}
+
+/// The parts of a function before its body, compared by the debug check of
+/// [`Function::is_pristine`].
+#[derive(Clone, Debug, PartialEq)]
+struct Signature {
+    linkage: Vec<String>,
+    kind: FunctionKind,
+    name: String,
+    returns: Option<Vec<Variable>>,
+    params: Option<Vec<Variable>>,
+    attributes: Vec<RawDirective>,
+    span: Span,
 }
 
 impl Function {
@@ -262,6 +279,7 @@ impl Function {
             body: None,
             span: Span::default(),
             pristine: false,
+            parsed_signature: None,
         }
     }
 
@@ -274,6 +292,9 @@ impl Function {
     /// once it has lowered the function).
     pub fn mark_unchanged(&mut self) {
         self.pristine = true;
+        if cfg!(debug_assertions) {
+            self.parsed_signature = Some(Box::new(self.signature()));
+        }
         self.regs.mark_unchanged();
         self.insts.mark_unchanged();
         self.labels.mark_unchanged();
@@ -283,8 +304,36 @@ impl Function {
     /// its source text. Any change made through the API ends it: writing to
     /// an arena (`func.insts[id] = ..`, `push`, `get_mut`, ...), taking the
     /// body mutably ([`Function::body_mut`]), or [`Function::mark_changed`].
+    ///
+    /// The signature fields (`linkage`, `name`, `params`, ...) are plain
+    /// data: whoever changes them calls [`Function::mark_changed`]. In debug
+    /// builds (every test) a change that did not is caught here, instead of
+    /// printing the stale source text.
     pub fn is_pristine(&self) -> bool {
-        self.pristine && !self.regs.is_touched() && !self.insts.is_touched() && !self.labels.is_touched()
+        let pristine =
+            self.pristine && !self.regs.is_touched() && !self.insts.is_touched() && !self.labels.is_touched();
+        if pristine {
+            if let Some(parsed) = &self.parsed_signature {
+                assert!(
+                    **parsed == self.signature(),
+                    "the signature of function {} was changed without Function::mark_changed()",
+                    self.name
+                );
+            }
+        }
+        pristine
+    }
+
+    fn signature(&self) -> Signature {
+        Signature {
+            linkage: self.linkage.clone(),
+            kind: self.kind,
+            name: self.name.clone(),
+            returns: self.returns.clone(),
+            params: self.params.clone(),
+            attributes: self.attributes.clone(),
+            span: self.span,
+        }
     }
 
     /// The body statements in order, or `None` for a declaration.
