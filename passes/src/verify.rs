@@ -46,7 +46,7 @@ mod signature;
 
 use ptx_ir::special::is_special_register;
 use ptx_ir::{
-    AddrBase, Diagnostic, Function, Inst, LabelId, Module, ModuleItem, Opcode, Operand, RegId, ScalarType, Stmt,
+    AddrBase, Control, Diagnostic, Function, Inst, LabelId, Module, ModuleItem, Operand, RegId, ScalarType, Stmt,
     TypeKind,
 };
 use ptx_pass::{run_function_pass, FunctionContext, FunctionPass, Pass, PassContext, Preserves};
@@ -183,7 +183,7 @@ impl<'f> Verifier<'f> {
             }
         }
         for (i, op) in inst.operands.iter().enumerate() {
-            let is_branch_target = inst.opcode == Opcode::Bra && i + 1 == inst.operands.len();
+            let is_branch_target = inst.opcode.control() == Control::Branch && i + 1 == inst.operands.len();
             match op {
                 Operand::Symbol(name) if is_branch_target => {
                     let msg = format!("branch target '{}' is not a label of this function", self.func.names.get(*name));

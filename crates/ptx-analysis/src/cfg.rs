@@ -2,20 +2,25 @@
 //!
 //! Basic blocks partition the body's statement list: a block starts at a
 //! label (unless the block being built has no instruction yet, in which case
-//! the label joins it) and at the first instruction after a terminator
-//! (`bra`, `brx.idx`, `ret`, `exit`, `trap`). Non-instruction statements after
-//! a terminator (`}`, `.loc`, declarations) stay in the terminated block, so
-//! the statement ranges are contiguous and cover the whole body. Calls do not
+//! the label joins it) and at the first instruction after a terminator: an
+//! instruction whose opcode's [`Control`] class (a column of the opcode
+//! table) ends a block (`bra`, `brx.idx`, `ret`, `exit`, `trap`).
+//! Non-instruction statements after a terminator (`}`, `.loc`, declarations)
+//! stay in the terminated block, so the statement ranges are contiguous and
+//! cover the whole body. Calls (`Control::Call`) and unknown opcodes do not
 //! end blocks.
 //!
 //! The graph is a petgraph `DiGraph` with an entry node, an exit node and one
-//! node per block. Edges:
+//! node per block. Edges, by the control class of the block's last
+//! instruction:
 //! - entry → first block;
-//! - `bra L` → the block of `L`; guarded, also the fall-through block;
-//! - `brx.idx i, T` → every label of the `.branchtargets` table `T`
-//!   (guarded: also the fall-through). A table that cannot be resolved makes
-//!   the edges conservative: every labelled block;
-//! - unguarded `ret`/`exit`/`trap` → exit; guarded, also the fall-through;
+//! - `Branch` (`bra L`) → the block of `L`; guarded, also the fall-through
+//!   block;
+//! - `IndirectBranch` (`brx.idx i, T`) → every label of the `.branchtargets`
+//!   table `T` (guarded: also the fall-through). A table that cannot be
+//!   resolved makes the edges conservative: every labelled block;
+//! - unguarded `Return`/`Exit`/`Trap` (`ret`/`exit`/`trap`) → exit; guarded,
+//!   also the fall-through;
 //! - any other block → the next block, and the last block → exit.
 //!
 //! Successors of a block are de-duplicated, keeping the first edge kind. A
@@ -26,7 +31,7 @@ use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::{DfsPostOrder, EdgeRef};
 use petgraph::Direction;
-use ptx_ir::{Function, InstId, LabelId, Opcode, Operand, Stmt};
+use ptx_ir::{Control, Function, InstId, LabelId, Operand, Stmt};
 use std::fmt;
 use std::ops::Range;
 
@@ -174,21 +179,22 @@ impl Cfg {
             let next = keys.get(k + 1).map_or(self.exit, |&n| self.node(n));
             let last = self.blocks[b].insts.last().and_then(|&i| func.insts.get(i));
             let mut falls = true;
-            if let Some(inst) = last.filter(|i| i.is_terminator()) {
-                falls = inst.guard.is_some();
+            if let Some(inst) = last {
+                falls = !inst.is_terminator() || inst.guard.is_some();
                 let to_blocks = |targets: Option<Vec<Block>>, succs: &mut Vec<(NodeIndex, EdgeKind)>| match targets {
                     Some(t) => succs.extend(t.into_iter().map(|b| (self.node(b), EdgeKind::Branch))),
                     None => succs.extend(labelled.iter().map(|&b| (self.node(b), EdgeKind::Unresolved))),
                 };
-                match inst.opcode {
-                    Opcode::Bra => {
+                match inst.opcode.control() {
+                    Control::Falls | Control::Call => {}
+                    Control::Branch => {
                         let target = match inst.operands.first() {
                             Some(Operand::Label(l)) => self.label_block[*l].map(|b| vec![b]),
                             _ => None,
                         };
                         to_blocks(target, &mut succs);
                     }
-                    Opcode::Brx => {
+                    Control::IndirectBranch => {
                         let targets = match inst.operands.get(1) {
                             Some(Operand::Label(t)) => tables.targets(*t).and_then(|labels| {
                                 labels.iter().map(|&l| self.label_block[l]).collect::<Option<Vec<Block>>>()
@@ -197,7 +203,7 @@ impl Cfg {
                         };
                         to_blocks(targets, &mut succs);
                     }
-                    _ => succs.push((self.exit, EdgeKind::Exit)),
+                    Control::Return | Control::Exit | Control::Trap => succs.push((self.exit, EdgeKind::Exit)),
                 }
             }
             if falls {

@@ -347,19 +347,9 @@ impl DefUse {
             }
         }
         let (defs, uses) = (&mut self.defs, &mut self.uses);
-        // `call %rd, (args), proto;` (an indirect call without results):
-        // operand 0 is the function pointer, read, not written. The opcode
-        // table's `Shape::Call` reports operand 0 as written whatever it is,
-        // so correct it here (a pointer taken for a result would let a
-        // dead-code pass delete its definition).
-        let call_without_results =
-            inst.opcode == Opcode::Call && !matches!(inst.operands.first(), Some(Operand::Parens(_)));
-        inst.for_each_reg_access(|idx, reg, mut access| {
+        inst.for_each_reg_access(|idx, reg, access| {
             if reg.index() >= nregs {
                 return;
-            }
-            if call_without_results && idx == 0 && access == Access::Def {
-                access = Access::Use;
             }
             if access != Access::Def {
                 let site = UseSite { inst: id, pos: UsePos::Operand(idx), reg };

@@ -759,7 +759,14 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 self.write(at, self.op(at, 0)?, 0, ScalarType::B64)?;
                 Ok(Flow::Next)
             }
-            _ => Err(self.unsupported(at)),
+            // Not interpreted: an instruction of these reports "unsupported".
+            Activemask | Alloca | Applypriority | Brkpt | Brx | Clusterlaunchcontrol | Cos | Discard | Elect | Ex2
+            | Fns | Getctarank | Istypep | Ldmatrix | Lg2 | Mapa | Mbarrier | Mma | Movmatrix | Multimem | Rsqrt
+            | Setmaxnreg | Sin | Stackrestore | Stacksave | Stmatrix | Suld | Suq | Sured | Sust | Tanh | Tcgen05
+            | Tensormap | Tex | Tld4 | Txq | Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vsub | Wgmma | Wmma => {
+                Err(self.unsupported(at))
+            }
+            Other(_) => Err(self.unsupported(at)),
         }
     }
 

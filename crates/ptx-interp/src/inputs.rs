@@ -120,8 +120,9 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> Vec<bool> {
             if let Some(d) = inst.operands.first() {
                 regs_of(d, &mut dst);
             }
+            use Opcode::*;
             match inst.opcode {
-                Opcode::Ld if inst.space() == Some(StateSpace::Param) => {
+                Ld if inst.space() == Some(StateSpace::Param) => {
                     if let Some(Operand::Address(a)) = inst.operands.get(1) {
                         if let AddrBase::Symbol(name) = a.base {
                             if let Some(k) = info.bindings.get(&(pc as u32, name)).copied().and_then(param_index) {
@@ -130,9 +131,10 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> Vec<bool> {
                         }
                     }
                 }
-                Opcode::Mov | Opcode::Cvta | Opcode::Add | Opcode::Sub | Opcode::Cvt | Opcode::Selp | Opcode::Mad => {
+                // The destination derives from the sources (for mad, the addend).
+                Mov | Cvta | Add | Sub | Cvt | Selp | Mad => {
                     let sources: &[Operand] = match inst.opcode {
-                        Opcode::Mad => inst.operands.get(3..4).unwrap_or(&[]),
+                        Mad => inst.operands.get(3..4).unwrap_or(&[]),
                         _ => inst.operands.get(1..).unwrap_or(&[]),
                     };
                     let mut bits = 0;
@@ -147,7 +149,20 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> Vec<bool> {
                         set(&dst, bits, &mut taint);
                     }
                 }
-                _ => {}
+                // No parameter's pointer flows into the destination (other
+                // loads read memory, not a parameter).
+                Abs | Activemask | Addc | Alloca | And | Applypriority | Atom | Bar | Barrier | Bfe | Bfi | Bfind
+                | Bmsk | Bra | Brev | Brkpt | Brx | Call | Clusterlaunchcontrol | Clz | Cnot | Copysign | Cos | Cp
+                | Createpolicy | Discard | Div | Dp2a | Dp4a | Elect | Ex2 | Exit | Fence | Fma | Fns | Getctarank
+                | Griddepcontrol | Isspacep | Istypep | Ld | Ldmatrix | Ldu | Lg2 | Lop3 | Mad24 | Madc | Mapa
+                | Match | Max | Mbarrier | Membar | Min | Mma | Movmatrix | Mul | Mul24 | Multimem | Nanosleep
+                | Neg | Not | Or | Pmevent | Popc | Prefetch | Prefetchu | Prmt | Rcp | Red | Redux | Rem | Ret
+                | Rsqrt | Sad | Set | Setmaxnreg | Setp | Shf | Shfl | Shl | Shr | Sin | Slct | Sqrt | St
+                | Stackrestore | Stacksave | Stmatrix | Subc | Suld | Suq | Sured | Sust | Szext | Tanh | Tcgen05
+                | Tensormap | Testp | Tex | Tld4 | Trap | Txq | Vabsdiff | Vabsdiff2 | Vabsdiff4 | Vadd | Vadd2
+                | Vadd4 | Vavrg2 | Vavrg4 | Vmad | Vmax | Vmax2 | Vmax4 | Vmin | Vmin2 | Vmin4 | Vote | Vset
+                | Vset2 | Vset4 | Vshl | Vshr | Vsub | Vsub2 | Vsub4 | Wgmma | Wmma | Xor => {}
+                Other(_) => {}
             }
             // Uses as an address, or as the source of a space conversion.
             let mut mark = |r: RegId| {

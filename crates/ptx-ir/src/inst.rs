@@ -328,9 +328,7 @@ impl Inst {
                 (Operand::RegOffset(..), Access::Def) => Access::UseMayDef,
                 // `call` writes its first operand only when it is the `(..)`
                 // result list; `call %rd, (args), proto` reads the pointer.
-                (op, Access::Def) if shape == opcodes::Shape::Call && !matches!(op, Operand::Parens(_)) => {
-                    Access::Use
-                }
+                (op, Access::Def) if shape == opcodes::Shape::Call && !matches!(op, Operand::Parens(_)) => Access::Use,
                 _ => role,
             };
             op.for_each_reg(&mut |r, in_addr| {
@@ -346,8 +344,10 @@ impl Inst {
         opcodes::has_side_effects(self)
     }
 
-    /// True if the instruction ends a basic block (branch, return, exit, trap).
+    /// True if the instruction ends a basic block: its opcode's
+    /// [`Control`](crate::opcodes::Control) class is a branch, return, exit
+    /// or trap (guarded or not).
     pub fn is_terminator(&self) -> bool {
-        matches!(self.opcode, Opcode::Bra | Opcode::Brx | Opcode::Ret | Opcode::Exit | Opcode::Trap)
+        self.opcode.control().ends_block()
     }
 }

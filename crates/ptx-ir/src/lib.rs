@@ -33,7 +33,7 @@ pub use module::{
     DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,
     Stmt, Variable,
 };
-pub use opcodes::{Effects, Opcode, Shape};
+pub use opcodes::{Control, Effects, Opcode, OpcodeInfo, Shape};
 pub use types::{CmpOp, PrmtMode, RegType, Rounding, ScalarType, StateSpace, TypeKind};
 pub use words::Word;
 

@@ -1,10 +1,16 @@
 //! The opcode table: the one place that says, per opcode, which operands an
-//! instruction writes and whether it has effects beyond its results.
+//! instruction writes, whether it has effects beyond its results, and what it
+//! does to control flow.
 //!
-//! Adding an instruction means adding one line to `OPCODES`. An opcode that is
-//! not listed still parses and prints (as [`Opcode::Other`]) and is treated
-//! conservatively: every register operand may be read and written, and it has
-//! side effects.
+//! Adding an instruction means adding one line to the `opcodes!` table below
+//! (name, [`Shape`], [`Effects`], [`Control`]). The rest of the workspace
+//! derives from these columns; the few matches that give each opcode a
+//! meaning of their own (the verifier's type signatures, the interpreter's
+//! dispatch and its parameter-pointer tracking) are exhaustive, so the
+//! compiler then lists each of them. An opcode that is not listed still
+//! parses and prints (as [`Opcode::Other`]) and is treated conservatively:
+//! every register operand may be read and written, and it has side effects
+//! (but it does not end a basic block).
 
 use crate::entities::Name;
 use crate::inst::{Access, Inst};
@@ -52,8 +58,55 @@ pub enum Effects {
     Effectful,
 }
 
+/// What an instruction does to control flow. The CFG's blocks and edges
+/// ([`Control::ends_block`]) and [`Inst::is_terminator`] come from this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Execution goes on with the next instruction.
+    Falls,
+    /// Calls a function and goes on with the next instruction when it
+    /// returns (`call`); does not end a block.
+    Call,
+    /// Jumps to its label operand (`bra L`).
+    Branch,
+    /// Jumps to one label of a `.branchtargets` table (`brx.idx`).
+    IndirectBranch,
+    /// Returns from the function (`ret`).
+    Return,
+    /// Ends the thread (`exit`).
+    Exit,
+    /// Aborts the kernel (`trap`).
+    Trap,
+}
+
+impl Control {
+    /// True if an instruction of this class ends a basic block (when
+    /// guarded, execution may still fall through to the next one).
+    pub fn ends_block(self) -> bool {
+        match self {
+            Control::Falls | Control::Call => false,
+            Control::Branch | Control::IndirectBranch | Control::Return | Control::Exit | Control::Trap => true,
+        }
+    }
+}
+
+/// One line of the opcode table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpcodeInfo {
+    /// The opcode.
+    pub opcode: Opcode,
+    /// Its name (`ld`).
+    pub name: &'static str,
+    /// Which operands it writes.
+    pub shape: Shape,
+    /// Whether it matters beyond its results.
+    pub effects: Effects,
+    /// What it does to control flow.
+    pub control: Control,
+}
+
 macro_rules! opcodes {
-    ($($variant:ident = $text:literal : $shape:ident, $effects:ident;)*) => {
+    ($($variant:ident = $text:literal : $shape:ident, $effects:ident, $control:ident;)*) => {
         /// An opcode: the first dotted word of an instruction.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Opcode {
@@ -62,9 +115,16 @@ macro_rules! opcodes {
             Other(Name),
         }
 
-        /// Every known opcode with its name, operand shape and effects.
-        pub const OPCODES: &[(Opcode, &str, Shape, Effects)] = &[
-            $((Opcode::$variant, $text, Shape::$shape, Effects::$effects),)*
+        /// Every known opcode with its name, operand shape, effects and
+        /// control-flow class, in name order.
+        pub const OPCODES: &[OpcodeInfo] = &[
+            $(OpcodeInfo {
+                opcode: Opcode::$variant,
+                name: $text,
+                shape: Shape::$shape,
+                effects: Effects::$effects,
+                control: Control::$control,
+            },)*
         ];
 
         impl Opcode {
@@ -79,155 +139,171 @@ macro_rules! opcodes {
                 match self { $(Opcode::$variant => Some($text),)* Opcode::Other(_) => None }
             }
 
-            fn table_entry(self) -> Option<(Shape, Effects)> {
-                match self { $(Opcode::$variant => Some((Shape::$shape, Effects::$effects)),)* Opcode::Other(_) => None }
+            /// The opcode's line of the table, or None for [`Opcode::Other`].
+            pub fn info(self) -> Option<OpcodeInfo> {
+                match self {
+                    $(Opcode::$variant => Some(OpcodeInfo {
+                        opcode: self,
+                        name: $text,
+                        shape: Shape::$shape,
+                        effects: Effects::$effects,
+                        control: Control::$control,
+                    }),)*
+                    Opcode::Other(_) => None,
+                }
             }
         }
     };
 }
 
+// The table. Columns: `Variant = "name": Shape, Effects, Control;`.
 opcodes! {
-    Abs = "abs": Dst1, Pure;
-    Activemask = "activemask": Dst1, Reads;
-    Add = "add": Dst1, Pure;
-    Addc = "addc": Dst1, Effectful;
-    Alloca = "alloca": Dst1, Effectful;
-    And = "and": Dst1, Pure;
-    Applypriority = "applypriority": NoDst, Effectful;
-    Atom = "atom": Dst1, Effectful;
-    Bar = "bar": ByModifier, Effectful;
-    Barrier = "barrier": ByModifier, Effectful;
-    Bfe = "bfe": Dst1, Pure;
-    Bfi = "bfi": Dst1, Pure;
-    Bfind = "bfind": Dst1, Pure;
-    Bmsk = "bmsk": Dst1, Pure;
-    Bra = "bra": NoDst, Effectful;
-    Brev = "brev": Dst1, Pure;
-    Brkpt = "brkpt": NoDst, Effectful;
-    Brx = "brx": NoDst, Effectful;
-    Call = "call": Call, Effectful;
-    Clusterlaunchcontrol = "clusterlaunchcontrol": Unknown, Effectful;
-    Clz = "clz": Dst1, Pure;
-    Cnot = "cnot": Dst1, Pure;
-    Copysign = "copysign": Dst1, Pure;
-    Cos = "cos": Dst1, Pure;
-    Cp = "cp": NoDst, Effectful;
-    Createpolicy = "createpolicy": Dst1, Pure;
-    Cvt = "cvt": Dst1, Pure;
-    Cvta = "cvta": Dst1, Pure;
-    Discard = "discard": NoDst, Effectful;
-    Div = "div": Dst1, Pure;
-    Dp2a = "dp2a": Dst1, Pure;
-    Dp4a = "dp4a": Dst1, Pure;
-    Elect = "elect": Dst1, Effectful;
-    Ex2 = "ex2": Dst1, Pure;
-    Exit = "exit": NoDst, Effectful;
-    Fence = "fence": NoDst, Effectful;
-    Fma = "fma": Dst1, Pure;
-    Fns = "fns": Dst1, Pure;
-    Getctarank = "getctarank": Dst1, Pure;
-    Griddepcontrol = "griddepcontrol": NoDst, Effectful;
-    Isspacep = "isspacep": Dst1, Pure;
-    Istypep = "istypep": Dst1, Pure;
-    Ld = "ld": Dst1, Reads;
-    Ldmatrix = "ldmatrix": Dst1, Reads;
-    Ldu = "ldu": Dst1, Reads;
-    Lg2 = "lg2": Dst1, Pure;
-    Lop3 = "lop3": Dst1, Pure;
-    Mad = "mad": Dst1, Pure;
-    Mad24 = "mad24": Dst1, Pure;
-    Madc = "madc": Dst1, Effectful;
-    Mapa = "mapa": Dst1, Pure;
-    Match = "match": Dst1, Effectful;
-    Max = "max": Dst1, Pure;
-    Mbarrier = "mbarrier": ByModifier, Effectful;
-    Membar = "membar": NoDst, Effectful;
-    Min = "min": Dst1, Pure;
-    Mma = "mma": Dst1, Effectful;
-    Mov = "mov": Dst1, Pure;
-    Movmatrix = "movmatrix": Dst1, Effectful;
-    Mul = "mul": Dst1, Pure;
-    Mul24 = "mul24": Dst1, Pure;
-    Multimem = "multimem": ByModifier, Effectful;
-    Nanosleep = "nanosleep": NoDst, Effectful;
-    Neg = "neg": Dst1, Pure;
-    Not = "not": Dst1, Pure;
-    Or = "or": Dst1, Pure;
-    Pmevent = "pmevent": NoDst, Effectful;
-    Popc = "popc": Dst1, Pure;
-    Prefetch = "prefetch": NoDst, Effectful;
-    Prefetchu = "prefetchu": NoDst, Effectful;
-    Prmt = "prmt": Dst1, Pure;
-    Rcp = "rcp": Dst1, Pure;
-    Red = "red": NoDst, Effectful;
-    Redux = "redux": Dst1, Effectful;
-    Rem = "rem": Dst1, Pure;
-    Ret = "ret": NoDst, Effectful;
-    Rsqrt = "rsqrt": Dst1, Pure;
-    Sad = "sad": Dst1, Pure;
-    Selp = "selp": Dst1, Pure;
-    Set = "set": Dst1, Pure;
-    Setmaxnreg = "setmaxnreg": NoDst, Effectful;
-    Setp = "setp": Dst1, Pure;
-    Shf = "shf": Dst1, Pure;
-    Shfl = "shfl": Dst1, Effectful;
-    Shl = "shl": Dst1, Pure;
-    Shr = "shr": Dst1, Pure;
-    Sin = "sin": Dst1, Pure;
-    Slct = "slct": Dst1, Pure;
-    Sqrt = "sqrt": Dst1, Pure;
-    St = "st": NoDst, Effectful;
-    Stackrestore = "stackrestore": NoDst, Effectful;
-    Stacksave = "stacksave": Dst1, Effectful;
-    Stmatrix = "stmatrix": NoDst, Effectful;
-    Sub = "sub": Dst1, Pure;
-    Subc = "subc": Dst1, Effectful;
-    Suld = "suld": Dst1, Reads;
-    Suq = "suq": Dst1, Reads;
-    Sured = "sured": NoDst, Effectful;
-    Sust = "sust": NoDst, Effectful;
-    Szext = "szext": Dst1, Pure;
-    Tanh = "tanh": Dst1, Pure;
-    Tcgen05 = "tcgen05": Unknown, Effectful;
-    Tensormap = "tensormap": NoDst, Effectful;
-    Testp = "testp": Dst1, Pure;
-    Tex = "tex": Dst1, Reads;
-    Tld4 = "tld4": Dst1, Reads;
-    Trap = "trap": NoDst, Effectful;
-    Txq = "txq": Dst1, Reads;
-    Vabsdiff = "vabsdiff": Dst1, Pure;
-    Vabsdiff2 = "vabsdiff2": Dst1, Pure;
-    Vabsdiff4 = "vabsdiff4": Dst1, Pure;
-    Vadd = "vadd": Dst1, Pure;
-    Vadd2 = "vadd2": Dst1, Pure;
-    Vadd4 = "vadd4": Dst1, Pure;
-    Vavrg2 = "vavrg2": Dst1, Pure;
-    Vavrg4 = "vavrg4": Dst1, Pure;
-    Vmad = "vmad": Dst1, Pure;
-    Vmax = "vmax": Dst1, Pure;
-    Vmax2 = "vmax2": Dst1, Pure;
-    Vmax4 = "vmax4": Dst1, Pure;
-    Vmin = "vmin": Dst1, Pure;
-    Vmin2 = "vmin2": Dst1, Pure;
-    Vmin4 = "vmin4": Dst1, Pure;
-    Vote = "vote": Dst1, Effectful;
-    Vset = "vset": Dst1, Pure;
-    Vset2 = "vset2": Dst1, Pure;
-    Vset4 = "vset4": Dst1, Pure;
-    Vshl = "vshl": Dst1, Pure;
-    Vshr = "vshr": Dst1, Pure;
-    Vsub = "vsub": Dst1, Pure;
-    Vsub2 = "vsub2": Dst1, Pure;
-    Vsub4 = "vsub4": Dst1, Pure;
-    Wgmma = "wgmma": ByModifier, Effectful;
-    Wmma = "wmma": ByModifier, Effectful;
-    Xor = "xor": Dst1, Pure;
+    Abs = "abs": Dst1, Pure, Falls;
+    Activemask = "activemask": Dst1, Reads, Falls;
+    Add = "add": Dst1, Pure, Falls;
+    Addc = "addc": Dst1, Effectful, Falls;
+    Alloca = "alloca": Dst1, Effectful, Falls;
+    And = "and": Dst1, Pure, Falls;
+    Applypriority = "applypriority": NoDst, Effectful, Falls;
+    Atom = "atom": Dst1, Effectful, Falls;
+    Bar = "bar": ByModifier, Effectful, Falls;
+    Barrier = "barrier": ByModifier, Effectful, Falls;
+    Bfe = "bfe": Dst1, Pure, Falls;
+    Bfi = "bfi": Dst1, Pure, Falls;
+    Bfind = "bfind": Dst1, Pure, Falls;
+    Bmsk = "bmsk": Dst1, Pure, Falls;
+    Bra = "bra": NoDst, Effectful, Branch;
+    Brev = "brev": Dst1, Pure, Falls;
+    Brkpt = "brkpt": NoDst, Effectful, Falls;
+    Brx = "brx": NoDst, Effectful, IndirectBranch;
+    Call = "call": Call, Effectful, Call;
+    Clusterlaunchcontrol = "clusterlaunchcontrol": Unknown, Effectful, Falls;
+    Clz = "clz": Dst1, Pure, Falls;
+    Cnot = "cnot": Dst1, Pure, Falls;
+    Copysign = "copysign": Dst1, Pure, Falls;
+    Cos = "cos": Dst1, Pure, Falls;
+    Cp = "cp": NoDst, Effectful, Falls;
+    Createpolicy = "createpolicy": Dst1, Pure, Falls;
+    Cvt = "cvt": Dst1, Pure, Falls;
+    Cvta = "cvta": Dst1, Pure, Falls;
+    Discard = "discard": NoDst, Effectful, Falls;
+    Div = "div": Dst1, Pure, Falls;
+    Dp2a = "dp2a": Dst1, Pure, Falls;
+    Dp4a = "dp4a": Dst1, Pure, Falls;
+    Elect = "elect": Dst1, Effectful, Falls;
+    Ex2 = "ex2": Dst1, Pure, Falls;
+    Exit = "exit": NoDst, Effectful, Exit;
+    Fence = "fence": NoDst, Effectful, Falls;
+    Fma = "fma": Dst1, Pure, Falls;
+    Fns = "fns": Dst1, Pure, Falls;
+    Getctarank = "getctarank": Dst1, Pure, Falls;
+    Griddepcontrol = "griddepcontrol": NoDst, Effectful, Falls;
+    Isspacep = "isspacep": Dst1, Pure, Falls;
+    Istypep = "istypep": Dst1, Pure, Falls;
+    Ld = "ld": Dst1, Reads, Falls;
+    Ldmatrix = "ldmatrix": Dst1, Reads, Falls;
+    Ldu = "ldu": Dst1, Reads, Falls;
+    Lg2 = "lg2": Dst1, Pure, Falls;
+    Lop3 = "lop3": Dst1, Pure, Falls;
+    Mad = "mad": Dst1, Pure, Falls;
+    Mad24 = "mad24": Dst1, Pure, Falls;
+    Madc = "madc": Dst1, Effectful, Falls;
+    Mapa = "mapa": Dst1, Pure, Falls;
+    Match = "match": Dst1, Effectful, Falls;
+    Max = "max": Dst1, Pure, Falls;
+    Mbarrier = "mbarrier": ByModifier, Effectful, Falls;
+    Membar = "membar": NoDst, Effectful, Falls;
+    Min = "min": Dst1, Pure, Falls;
+    Mma = "mma": Dst1, Effectful, Falls;
+    Mov = "mov": Dst1, Pure, Falls;
+    Movmatrix = "movmatrix": Dst1, Effectful, Falls;
+    Mul = "mul": Dst1, Pure, Falls;
+    Mul24 = "mul24": Dst1, Pure, Falls;
+    Multimem = "multimem": ByModifier, Effectful, Falls;
+    Nanosleep = "nanosleep": NoDst, Effectful, Falls;
+    Neg = "neg": Dst1, Pure, Falls;
+    Not = "not": Dst1, Pure, Falls;
+    Or = "or": Dst1, Pure, Falls;
+    Pmevent = "pmevent": NoDst, Effectful, Falls;
+    Popc = "popc": Dst1, Pure, Falls;
+    Prefetch = "prefetch": NoDst, Effectful, Falls;
+    Prefetchu = "prefetchu": NoDst, Effectful, Falls;
+    Prmt = "prmt": Dst1, Pure, Falls;
+    Rcp = "rcp": Dst1, Pure, Falls;
+    Red = "red": NoDst, Effectful, Falls;
+    Redux = "redux": Dst1, Effectful, Falls;
+    Rem = "rem": Dst1, Pure, Falls;
+    Ret = "ret": NoDst, Effectful, Return;
+    Rsqrt = "rsqrt": Dst1, Pure, Falls;
+    Sad = "sad": Dst1, Pure, Falls;
+    Selp = "selp": Dst1, Pure, Falls;
+    Set = "set": Dst1, Pure, Falls;
+    Setmaxnreg = "setmaxnreg": NoDst, Effectful, Falls;
+    Setp = "setp": Dst1, Pure, Falls;
+    Shf = "shf": Dst1, Pure, Falls;
+    Shfl = "shfl": Dst1, Effectful, Falls;
+    Shl = "shl": Dst1, Pure, Falls;
+    Shr = "shr": Dst1, Pure, Falls;
+    Sin = "sin": Dst1, Pure, Falls;
+    Slct = "slct": Dst1, Pure, Falls;
+    Sqrt = "sqrt": Dst1, Pure, Falls;
+    St = "st": NoDst, Effectful, Falls;
+    Stackrestore = "stackrestore": NoDst, Effectful, Falls;
+    Stacksave = "stacksave": Dst1, Effectful, Falls;
+    Stmatrix = "stmatrix": NoDst, Effectful, Falls;
+    Sub = "sub": Dst1, Pure, Falls;
+    Subc = "subc": Dst1, Effectful, Falls;
+    Suld = "suld": Dst1, Reads, Falls;
+    Suq = "suq": Dst1, Reads, Falls;
+    Sured = "sured": NoDst, Effectful, Falls;
+    Sust = "sust": NoDst, Effectful, Falls;
+    Szext = "szext": Dst1, Pure, Falls;
+    Tanh = "tanh": Dst1, Pure, Falls;
+    Tcgen05 = "tcgen05": Unknown, Effectful, Falls;
+    Tensormap = "tensormap": NoDst, Effectful, Falls;
+    Testp = "testp": Dst1, Pure, Falls;
+    Tex = "tex": Dst1, Reads, Falls;
+    Tld4 = "tld4": Dst1, Reads, Falls;
+    Trap = "trap": NoDst, Effectful, Trap;
+    Txq = "txq": Dst1, Reads, Falls;
+    Vabsdiff = "vabsdiff": Dst1, Pure, Falls;
+    Vabsdiff2 = "vabsdiff2": Dst1, Pure, Falls;
+    Vabsdiff4 = "vabsdiff4": Dst1, Pure, Falls;
+    Vadd = "vadd": Dst1, Pure, Falls;
+    Vadd2 = "vadd2": Dst1, Pure, Falls;
+    Vadd4 = "vadd4": Dst1, Pure, Falls;
+    Vavrg2 = "vavrg2": Dst1, Pure, Falls;
+    Vavrg4 = "vavrg4": Dst1, Pure, Falls;
+    Vmad = "vmad": Dst1, Pure, Falls;
+    Vmax = "vmax": Dst1, Pure, Falls;
+    Vmax2 = "vmax2": Dst1, Pure, Falls;
+    Vmax4 = "vmax4": Dst1, Pure, Falls;
+    Vmin = "vmin": Dst1, Pure, Falls;
+    Vmin2 = "vmin2": Dst1, Pure, Falls;
+    Vmin4 = "vmin4": Dst1, Pure, Falls;
+    Vote = "vote": Dst1, Effectful, Falls;
+    Vset = "vset": Dst1, Pure, Falls;
+    Vset2 = "vset2": Dst1, Pure, Falls;
+    Vset4 = "vset4": Dst1, Pure, Falls;
+    Vshl = "vshl": Dst1, Pure, Falls;
+    Vshr = "vshr": Dst1, Pure, Falls;
+    Vsub = "vsub": Dst1, Pure, Falls;
+    Vsub2 = "vsub2": Dst1, Pure, Falls;
+    Vsub4 = "vsub4": Dst1, Pure, Falls;
+    Wgmma = "wgmma": ByModifier, Effectful, Falls;
+    Wmma = "wmma": ByModifier, Effectful, Falls;
+    Xor = "xor": Dst1, Pure, Falls;
 }
 
 impl Opcode {
     /// True if the table knows this opcode.
     pub fn is_known(self) -> bool {
         !matches!(self, Opcode::Other(_))
+    }
+
+    /// The control-flow class; [`Control::Falls`] for [`Opcode::Other`].
+    pub fn control(self) -> Control {
+        self.info().map_or(Control::Falls, |i| i.control)
     }
 }
 
@@ -240,7 +316,7 @@ impl fmt::Display for Opcode {
 /// Resolves the operand shape of an instruction, looking at modifiers for the
 /// opcodes whose shape depends on them.
 pub fn operand_shape(inst: &Inst) -> Shape {
-    let Some((shape, _)) = inst.opcode.table_entry() else { return Shape::Unknown };
+    let Some(OpcodeInfo { shape, .. }) = inst.opcode.info() else { return Shape::Unknown };
     if shape != Shape::ByModifier {
         return shape;
     }
@@ -249,7 +325,9 @@ pub fn operand_shape(inst: &Inst) -> Shape {
         // bar.red / barrier.red produce a result; bar.sync, bar.arrive do not.
         Opcode::Bar | Opcode::Barrier if any(&[Word::RED]) => Shape::Dst1,
         Opcode::Bar | Opcode::Barrier => Shape::NoDst,
-        Opcode::Mbarrier if any(&[Word::ARRIVE, Word::ARRIVE_DROP, Word::TEST_WAIT, Word::TRY_WAIT, Word::PENDING_COUNT]) => {
+        Opcode::Mbarrier
+            if any(&[Word::ARRIVE, Word::ARRIVE_DROP, Word::TEST_WAIT, Word::TRY_WAIT, Word::PENDING_COUNT]) =>
+        {
             Shape::Dst1
         }
         Opcode::Mbarrier if any(&[Word::INIT, Word::INVAL, Word::EXPECT_TX, Word::COMPLETE_TX]) => Shape::NoDst,
@@ -259,6 +337,8 @@ pub fn operand_shape(inst: &Inst) -> Shape {
         Opcode::Wgmma => Shape::NoDst,
         Opcode::Wmma if any(&[Word::STORE]) => Shape::NoDst,
         Opcode::Wmma if any(&[Word::LOAD, Word::MMA]) => Shape::Dst1,
+        // Forms not listed above (and a `ByModifier` line without arms
+        // here): nothing is known, the conservative answer.
         _ => Shape::Unknown,
     }
 }
@@ -266,7 +346,7 @@ pub fn operand_shape(inst: &Inst) -> Shape {
 /// Whether the instruction has effects beyond writing its results. Carry-flag
 /// arithmetic (`.cc`) counts as effectful: it writes the hidden carry register.
 pub fn effects(inst: &Inst) -> Effects {
-    let Some((_, effects)) = inst.opcode.table_entry() else { return Effects::Effectful };
+    let Some(OpcodeInfo { effects, .. }) = inst.opcode.info() else { return Effects::Effectful };
     if effects == Effects::Pure && inst.has_word(Word::CC) {
         return Effects::Effectful;
     }

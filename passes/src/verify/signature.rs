@@ -7,6 +7,9 @@
 //! loads and stores, atomics, warp shuffles and votes). An opcode or form
 //! that is not described here is not type-checked at all: a missing rule
 //! may let an error through, a wrong rule would reject valid code.
+//! [`valid_types`] and [`signature`] name every opcode of the table, the
+//! unchecked ones in one arm, so a new opcode is a compile error here until
+//! it is given a rule or added to that arm.
 //!
 //! The lists of valid instruction types were taken from the ISA syntax
 //! sections (`spec/isa/<opcode>.md` and the floating-point and half-precision
@@ -137,39 +140,48 @@ pub fn cvt_pair_valid(d: ScalarType, a: ScalarType) -> bool {
 /// empty if the opcode's types are not checked. An instruction of a listed
 /// opcode must have at least one type.
 pub fn valid_types(inst: &Inst) -> &'static [&'static [ScalarType]] {
+    use Opcode::*;
     match inst.opcode {
-        Opcode::Add | Opcode::Sub | Opcode::Min | Opcode::Max | Opcode::Abs | Opcode::Neg => &[INT_AND_FLOATS],
+        Add | Sub | Min | Max | Abs | Neg => &[INT_AND_FLOATS],
         // Integer mul/mad need a mode (.hi, .lo, .wide); float ones have none.
-        Opcode::Mul | Opcode::Mad if inst.has_word(Word::WIDE) => &[WIDE],
-        Opcode::Mul | Opcode::Mad if inst.has_word(Word::HI) || inst.has_word(Word::LO) => &[INT],
-        Opcode::Mul => &[HALVES_F32_F64],
-        Opcode::Mad => &[F32_F64],
-        Opcode::Fma => &[HALVES_F32_F64],
-        Opcode::Div => &[INT_F32_F64],
-        Opcode::Rem | Opcode::Sad => &[INT],
-        Opcode::And | Opcode::Or | Opcode::Xor | Opcode::Not => &[LOGIC],
-        Opcode::Cnot | Opcode::Shl => &[BITS_16_64],
-        Opcode::Shr => &[SHR],
-        Opcode::Bfe | Opcode::Bfind => &[INT_32_64],
+        Mul | Mad if inst.has_word(Word::WIDE) => &[WIDE],
+        Mul | Mad if inst.has_word(Word::HI) || inst.has_word(Word::LO) => &[INT],
+        Mul => &[HALVES_F32_F64],
+        Mad => &[F32_F64],
+        Fma => &[HALVES_F32_F64],
+        Div => &[INT_F32_F64],
+        Rem | Sad => &[INT],
+        And | Or | Xor | Not => &[LOGIC],
+        Cnot | Shl => &[BITS_16_64],
+        Shr => &[SHR],
+        Bfe | Bfind => &[INT_32_64],
         // ptxas: "Instruction 'cvta' requires .u32 or .u64 type".
-        Opcode::Cvta => &[U32_U64],
-        Opcode::Bfi | Opcode::Popc | Opcode::Clz | Opcode::Brev => &[BITS_32_64],
-        Opcode::Mul24 | Opcode::Mad24 | Opcode::Szext => &[INT_32],
-        Opcode::Dp4a | Opcode::Dp2a => &[INT_32, INT_32],
-        Opcode::Mov => &[MOV],
-        Opcode::Selp => &[SELP],
-        Opcode::Slct => &[SELP, SLCT_SELECTOR],
-        Opcode::Setp => &[COMPARE],
-        Opcode::Set => &[SET_DEST, COMPARE],
-        Opcode::Copysign | Opcode::Rcp | Opcode::Sqrt | Opcode::Rsqrt | Opcode::Testp => &[F32_F64],
-        Opcode::Sin | Opcode::Cos | Opcode::Lg2 => &[F32_ONLY],
-        Opcode::Ex2 | Opcode::Tanh => &[HALVES_F32],
-        Opcode::Ld | Opcode::Ldu | Opcode::St => &[MEMORY],
-        Opcode::Cvt if is_cvt_pack(inst) => &[PACK_CONVERT, S32_ONLY, B32_ONLY],
-        Opcode::Cvt => &[CVT_DEST, CVT_SOURCE],
-        Opcode::Prmt | Opcode::Lop3 | Opcode::Shf | Opcode::Shfl | Opcode::Activemask | Opcode::Bmsk => &[B32_ONLY],
-        Opcode::Vote => &[VOTE],
-        _ => &[],
+        Cvta => &[U32_U64],
+        Bfi | Popc | Clz | Brev => &[BITS_32_64],
+        Mul24 | Mad24 | Szext => &[INT_32],
+        Dp4a | Dp2a => &[INT_32, INT_32],
+        Mov => &[MOV],
+        Selp => &[SELP],
+        Slct => &[SELP, SLCT_SELECTOR],
+        Setp => &[COMPARE],
+        Set => &[SET_DEST, COMPARE],
+        Copysign | Rcp | Sqrt | Rsqrt | Testp => &[F32_F64],
+        Sin | Cos | Lg2 => &[F32_ONLY],
+        Ex2 | Tanh => &[HALVES_F32],
+        Ld | Ldu | St => &[MEMORY],
+        Cvt if is_cvt_pack(inst) => &[PACK_CONVERT, S32_ONLY, B32_ONLY],
+        Cvt => &[CVT_DEST, CVT_SOURCE],
+        Prmt | Lop3 | Shf | Shfl | Activemask | Bmsk => &[B32_ONLY],
+        Vote => &[VOTE],
+        // Not type-checked.
+        Addc | Alloca | Applypriority | Atom | Bar | Barrier | Bra | Brkpt | Brx | Call | Clusterlaunchcontrol | Cp
+        | Createpolicy | Discard | Elect | Exit | Fence | Fns | Getctarank | Griddepcontrol | Isspacep | Istypep
+        | Ldmatrix | Madc | Mapa | Match | Mbarrier | Membar | Mma | Movmatrix | Multimem | Nanosleep | Pmevent
+        | Prefetch | Prefetchu | Red | Redux | Ret | Setmaxnreg | Stackrestore | Stacksave | Stmatrix | Subc | Suld
+        | Suq | Sured | Sust | Tcgen05 | Tensormap | Tex | Tld4 | Trap | Txq | Vabsdiff | Vabsdiff2 | Vabsdiff4
+        | Vadd | Vadd2 | Vadd4 | Vavrg2 | Vavrg4 | Vmad | Vmax | Vmax2 | Vmax4 | Vmin | Vmin2 | Vmin4 | Vset
+        | Vset2 | Vset4 | Vshl | Vshr | Vsub | Vsub2 | Vsub4 | Wgmma | Wmma => &[],
+        Other(_) => &[],
     }
 }
 
@@ -192,87 +204,60 @@ pub fn types_combine(inst: &Inst, types: &[ScalarType]) -> bool {
 /// (in order; at least one). `None` if the form is not checked.
 pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
     use Expect::{Any, Dest, Fixed, Source, Strict};
+    use Opcode::*;
     let t = *types.first()?;
     let second = types.get(1).copied();
     let n = inst.operands.len();
     Some(match inst.opcode {
         // d, a, b (, c): all of the instruction type.
-        Opcode::Add
-        | Opcode::Sub
-        | Opcode::Addc
-        | Opcode::Subc
-        | Opcode::Madc
-        | Opcode::Min
-        | Opcode::Max
-        | Opcode::Div
-        | Opcode::Rem
-        | Opcode::Abs
-        | Opcode::Neg
-        | Opcode::And
-        | Opcode::Or
-        | Opcode::Xor
-        | Opcode::Not
-        | Opcode::Cnot
-        | Opcode::Copysign
-        | Opcode::Rcp
-        | Opcode::Sqrt
-        | Opcode::Rsqrt
-        | Opcode::Sin
-        | Opcode::Cos
-        | Opcode::Lg2
-        | Opcode::Ex2
-        | Opcode::Tanh
-        | Opcode::Brev
-        | Opcode::Fma
-        | Opcode::Sad
-        | Opcode::Mul24
-        | Opcode::Mad24 => Signature::all(t),
+        Add | Sub | Addc | Subc | Madc | Min | Max | Div | Rem | Abs | Neg | And | Or | Xor | Not | Cnot | Copysign
+        | Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh | Brev | Fma | Sad | Mul24 | Mad24 => Signature::all(t),
         // mul.wide / mad.wide: d (and c) twice as wide as a and b.
-        Opcode::Mul | Opcode::Mad if inst.has_word(Word::WIDE) => {
+        Mul | Mad if inst.has_word(Word::WIDE) => {
             let w = widened(t)?;
             Signature::of(&[Strict(w), Strict(t), Strict(t), Strict(w)])
         }
-        Opcode::Mul | Opcode::Mad => Signature::all(t),
+        Mul | Mad => Signature::all(t),
         // The shift amount is .u32 whatever the instruction type (9.4, Note).
-        Opcode::Shl | Opcode::Shr | Opcode::Szext => Signature::of(&[Strict(t), Strict(t), Fixed(U32)]),
-        Opcode::Bfe => Signature::of(&[Strict(t), Strict(t), Fixed(U32), Fixed(U32)]),
-        Opcode::Bfi => Signature::of(&[Strict(t), Strict(t), Strict(t), Fixed(U32), Fixed(U32)]),
+        Shl | Shr | Szext => Signature::of(&[Strict(t), Strict(t), Fixed(U32)]),
+        Bfe => Signature::of(&[Strict(t), Strict(t), Fixed(U32), Fixed(U32)]),
+        Bfi => Signature::of(&[Strict(t), Strict(t), Strict(t), Fixed(U32), Fixed(U32)]),
         // Counts and bit positions are .u32.
-        Opcode::Popc | Opcode::Clz | Opcode::Bfind => Signature::of(&[Fixed(U32), Strict(t)]),
-        Opcode::Prmt => Signature::all(B32),
-        Opcode::Lop3 => Signature::of(&[Strict(B32), Strict(B32), Strict(B32), Strict(B32), Any, Fixed(Pred)]),
-        Opcode::Shf => Signature::of(&[Strict(B32), Strict(B32), Strict(B32), Fixed(U32)]),
+        Popc | Clz | Bfind => Signature::of(&[Fixed(U32), Strict(t)]),
+        Prmt => Signature::all(B32),
+        Lop3 => Signature::of(&[Strict(B32), Strict(B32), Strict(B32), Strict(B32), Any, Fixed(Pred)]),
+        Shf => Signature::of(&[Strict(B32), Strict(B32), Strict(B32), Fixed(U32)]),
         // ptxas checks the result of bmsk like a .u32 (a .f32 register is rejected).
-        Opcode::Bmsk => Signature::of(&[Fixed(U32), Fixed(U32), Fixed(U32)]),
+        Bmsk => Signature::of(&[Fixed(U32), Fixed(U32), Fixed(U32)]),
         // d and c are .u32 or .s32 (by the types); a and b hold packed bytes/halves.
-        Opcode::Dp4a | Opcode::Dp2a => Signature::of(&[Fixed(U32), Strict(U32), Strict(U32), Fixed(U32)]),
+        Dp4a | Dp2a => Signature::of(&[Fixed(U32), Strict(U32), Strict(U32), Fixed(U32)]),
         // setp: p[|q], a, b[, {!}c]
-        Opcode::Setp => Signature::of(&[Fixed(Pred), Strict(t), Strict(t), Fixed(Pred)]),
+        Setp => Signature::of(&[Fixed(Pred), Strict(t), Strict(t), Fixed(Pred)]),
         // set.dtype.stype d, a, b[, {!}c]
-        Opcode::Set => {
+        Set => {
             let s = second?;
             Signature::of(&[Strict(t), Strict(s), Strict(s), Fixed(Pred)])
         }
-        Opcode::Selp => Signature::of(&[Strict(t), Strict(t), Strict(t), Fixed(Pred)]),
-        Opcode::Slct => Signature::of(&[Strict(t), Strict(t), Strict(t), Strict(second?)]),
-        Opcode::Testp => Signature::of(&[Fixed(Pred), Strict(t)]),
+        Selp => Signature::of(&[Strict(t), Strict(t), Strict(t), Fixed(Pred)]),
+        Slct => Signature::of(&[Strict(t), Strict(t), Strict(t), Strict(second?)]),
+        Testp => Signature::of(&[Fixed(Pred), Strict(t)]),
         // mov.vN is left alone.
-        Opcode::Mov if inst.vector().is_some() => return None,
-        Opcode::Mov => Signature::of(&[Strict(t), Strict(t)]),
-        Opcode::Cvta => Signature::of(&[Strict(t), Strict(t)]),
+        Mov if inst.vector().is_some() => return None,
+        Mov => Signature::of(&[Strict(t), Strict(t)]),
+        Cvta => Signature::of(&[Strict(t), Strict(t)]),
         // ld/ldu d, [a]{, cache-policy} and st [a], b{, cache-policy}: Tables 28 and 27.
-        Opcode::Ld | Opcode::Ldu => Signature { data: Some(0), ..Signature::of(&[Dest(t)]) },
-        Opcode::St => Signature { data: Some(1), ..Signature::of(&[Any, Source(t)]) },
+        Ld | Ldu => Signature { data: Some(0), ..Signature::of(&[Dest(t)]) },
+        St => Signature { data: Some(1), ..Signature::of(&[Any, Source(t)]) },
         // cvt.pack.sat.convertType.abType{.cType} d, a, b{, c}: d is a
         // 32-bit unsigned integer (relaxed rules, as every cvt).
-        Opcode::Cvt if is_cvt_pack(inst) => {
+        Cvt if is_cvt_pack(inst) => {
             let ab = second?;
             let c = types.get(2).copied().unwrap_or(B32);
             Signature::of(&[Dest(U32), Source(ab), Source(ab), Source(c)])
         }
         // cvt.dtype.atype d, a (and the packing forms d, a, b): Tables 28
         // and 27. Forms with more types are not checked.
-        Opcode::Cvt => {
+        Cvt => {
             let a = second?;
             if types.len() != 2 || n > 3 {
                 return None;
@@ -287,17 +272,25 @@ pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
         }
         // atom{.op}.type d, [a], b{, c}; red{.op}.type [a], b. Vector
         // atomics are not checked.
-        Opcode::Atom | Opcode::Red if inst.vector().is_some() => return None,
-        Opcode::Atom if inst.has_word(Word::CAS) => Signature::of(&[Strict(t), Any, Strict(t), Strict(t)]),
-        Opcode::Atom => Signature::of(&[Strict(t), Any, Strict(t)]),
-        Opcode::Red => Signature::of(&[Any, Strict(t)]),
+        Atom | Red if inst.vector().is_some() => return None,
+        Atom if inst.has_word(Word::CAS) => Signature::of(&[Strict(t), Any, Strict(t), Strict(t)]),
+        Atom => Signature::of(&[Strict(t), Any, Strict(t)]),
+        Red => Signature::of(&[Any, Strict(t)]),
         // shfl.sync.mode.b32 d[|p], a, b, c, membermask: b and c are .b32
         // operands (ptxas accepts any 32-bit register), the mask is .u32.
-        Opcode::Shfl => Signature::of(&[Strict(t), Strict(t), Strict(B32), Strict(B32), Fixed(U32)]),
+        Shfl => Signature::of(&[Strict(t), Strict(t), Strict(B32), Strict(B32), Fixed(U32)]),
         // vote.mode.pred d, {!}a{, membermask} / vote.ballot.b32 d, {!}a{, membermask}
-        Opcode::Vote => Signature::of(&[Strict(t), Strict(Pred), Fixed(U32)]),
-        Opcode::Activemask => Signature::of(&[Strict(t)]),
-        _ => return None,
+        Vote => Signature::of(&[Strict(t), Strict(Pred), Fixed(U32)]),
+        Activemask => Signature::of(&[Strict(t)]),
+        // Operands not type-checked.
+        Alloca | Applypriority | Bar | Barrier | Bra | Brkpt | Brx | Call | Clusterlaunchcontrol | Cp
+        | Createpolicy | Discard | Elect | Exit | Fence | Fns | Getctarank | Griddepcontrol | Isspacep | Istypep
+        | Ldmatrix | Mapa | Match | Mbarrier | Membar | Mma | Movmatrix | Multimem | Nanosleep | Pmevent | Prefetch
+        | Prefetchu | Redux | Ret | Setmaxnreg | Stackrestore | Stacksave | Stmatrix | Suld | Suq | Sured | Sust
+        | Tcgen05 | Tensormap | Tex | Tld4 | Trap | Txq | Vabsdiff | Vabsdiff2 | Vabsdiff4 | Vadd | Vadd2 | Vadd4
+        | Vavrg2 | Vavrg4 | Vmad | Vmax | Vmax2 | Vmax4 | Vmin | Vmin2 | Vmin4 | Vset | Vset2 | Vset4 | Vshl | Vshr
+        | Vsub | Vsub2 | Vsub4 | Wgmma | Wmma => return None,
+        Other(_) => return None,
     })
 }
 

@@ -108,8 +108,7 @@ const OPERANDS: &[&str] = &[
 
 #[test]
 fn random_instructions_never_panic() {
-    let opcodes: Vec<&str> =
-        ptx_ir::opcodes::OPCODES.iter().map(|(_, name, _, _)| *name).filter(|n| *n != "bra").collect();
+    let opcodes: Vec<&str> = ptx_ir::opcodes::OPCODES.iter().map(|entry| entry.name).filter(|n| *n != "bra").collect();
     let mut rng = SplitMix64::new(2024);
     let mut ran = 0;
     for _ in 0..2500 {
