@@ -45,3 +45,73 @@ fn opcode_table_is_consistent() {
     assert_eq!(other.control(), Control::Falls);
     assert!(!Inst::new(other, Vec::new(), Vec::new()).is_terminator());
 }
+
+// ---------------------------------------------------------------- edits are never printed stale
+
+const KERNEL: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+// a comment the verbatim print keeps
+.visible .entry k(.param .u64 p)
+{
+\t.reg .b32   %r<3>;   // odd spacing, kept verbatim
+\tmov.b32 %r1, 1;
+\tmov.b32 %r2, 2;
+\tret;
+}
+";
+
+fn parse() -> ptx_ir::Module {
+    ptx_parse::parse(KERNEL).expect("the kernel parses")
+}
+
+fn first(m: &mut ptx_ir::Module) -> &mut ptx_ir::Function {
+    m.functions.values_mut().next().unwrap()
+}
+
+#[test]
+fn an_untouched_module_prints_its_source() {
+    let m = parse();
+    assert!(m.functions.values().all(|f| f.is_pristine()));
+    assert_eq!(ptx_ir::print::print_module(&m), KERNEL);
+}
+
+#[test]
+fn an_instruction_edited_in_place_is_printed() {
+    let mut m = parse();
+    let f = first(&mut m);
+    let id = f.inst_ids().next().unwrap();
+    // No mark_changed(): writing through the arena is the change.
+    f.insts[id].operands[1] = ptx_ir::Operand::imm(7);
+    let out = ptx_ir::print::print_module(&m);
+    assert!(out.contains("mov.b32 %r1, 0x7;"), "{out}");
+}
+
+#[test]
+fn a_body_edit_is_printed_and_removed_instructions_are_not_iterated() {
+    let mut m = parse();
+    let f = first(&mut m);
+    let second = f.inst_ids().nth(1).unwrap();
+    let mut edits = ptx_ir::BodyEdits::new();
+    edits.remove(second);
+    assert!(edits.apply(f));
+    assert!(f.insts.keys().all(|id| id != second), "a removed instruction is still iterated");
+    assert_eq!(f.insts.iter().count(), 2);
+    let out = ptx_ir::print::print_module(&m);
+    assert!(!out.contains("%r2, 2"), "{out}");
+    let f = first(&mut m);
+    f.body_mut().unwrap().pop();
+    assert!(!f.is_pristine());
+}
+
+#[test]
+fn a_signature_edit_without_mark_changed_is_caught() {
+    let mut m = parse();
+    first(&mut m).name = "renamed".to_string();
+    let caught = std::panic::catch_unwind(|| ptx_ir::print::print_module(&m)).expect_err("a stale print");
+    let message = caught.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("without Function::mark_changed()"), "{message}");
+    first(&mut m).mark_changed();
+    assert!(ptx_ir::print::print_module(&m).contains(".entry renamed("));
+}
