@@ -24,7 +24,7 @@
 //! asks them before it changes anything.
 
 use crate::defuse::{DefSite, DefUse};
-use ptx_ir::{Access, Function, Inst, InstId, Operand, RegId};
+use ptx_ir::{Access, Function, Inst, InstId, Operand, RegId, ScalarType};
 
 /// Value queries over one function and its def-use chains.
 #[derive(Clone, Copy)]
@@ -123,6 +123,14 @@ impl<'a> Values<'a> {
             Operand::Reg(r) => self.known_reg(at, *r),
             _ => None,
         }
+    }
+
+    /// [`known_value`](Self::known_value) as an operand of type `ty`: the
+    /// low `ty.bits()` bits (an immediate is read at the instruction's width,
+    /// as ptxas does).
+    pub fn known_value_as(&self, at: InstId, op: &Operand, ty: ScalarType) -> Option<u64> {
+        let bits = ty.bits();
+        self.known_value(at, op).map(|v| if bits >= 64 { v } else { v & ((1u64 << bits) - 1) })
     }
 
     /// [`known_value`](Self::known_value) of a register.

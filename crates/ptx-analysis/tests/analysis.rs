@@ -1100,6 +1100,10 @@ fn value_queries_known_values() {
     let reg_op = |name| ptx_ir::Operand::Reg(r(name));
     assert_eq!(values.known_value(at(32), &reg_op("%r4")), Some(0x3210));
     assert_eq!(values.known_value(at(32), &ptx_ir::Operand::imm(7)), Some(7));
+    // Read at a type's width: -1 as a 16-bit operand.
+    let minus_one = ptx_ir::Operand::imm(u64::MAX);
+    assert_eq!(values.known_value_as(at(32), &minus_one, ptx_ir::ScalarType::U16), Some(0xffff));
+    assert_eq!(values.known_value_as(at(32), &minus_one, ptx_ir::ScalarType::B64), Some(u64::MAX));
     // A guarded mov alone (entry value on the other path).
     assert_eq!(values.known_value(at(39), &reg_op("%r15")), None);
     // Unguarded mov 5 and guarded mov 5: the same value, but a guarded

@@ -51,7 +51,7 @@ pub mod prelude {
         Operand, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, TypeKind, Word,
     };
     pub use ptx_pass::{
-        Counter, FunctionContext, FunctionPass, ModuleInfo, Pass, PassContext, Preserves, Rewriter,
+        Checkpoint, Counter, FunctionContext, FunctionPass, ModuleInfo, Pass, PassContext, Preserves, Rewriter,
     };
 }
 
