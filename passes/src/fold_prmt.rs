@@ -47,10 +47,13 @@ enum Rewrite {
     Prmt { a: Operand, b: Operand, selector: u32 },
 }
 
+/// A prmt feeding another: its lanes and its two sources.
+type InnerPrmt = (Lanes, [Operand; 2]);
+
 /// A `prmt` source that is itself an unguarded `prmt` with a known selector,
 /// the only definition reaching `outer`, whose own sources hold the same
 /// values at `outer`: returns its lanes and sources.
-fn inner_prmt(values: &Values, outer: InstId, op: &Operand) -> Option<(Lanes, [Operand; 2])> {
+fn inner_prmt(values: &Values, outer: InstId, op: &Operand) -> Option<InnerPrmt> {
     let (inner, p) = values.producer_as(outer, op, Inst::as_prmt)?;
     let selector = values.known_value(inner, p.selector)?;
     // The selector is baked in as a constant; the data sources must still
@@ -63,7 +66,7 @@ fn inner_prmt(values: &Values, outer: InstId, op: &Operand) -> Option<(Lanes, [O
 
 /// Composes `outer` (over sources `[a, b]`) with inner permutes feeding its
 /// sources; succeeds when at most two distinct source operands remain.
-fn compose(outer: &Lanes, sources: [(&Operand, Option<&(Lanes, [Operand; 2])>); 2]) -> Option<Rewrite> {
+fn compose(outer: &Lanes, sources: [(&Operand, Option<&InnerPrmt>); 2]) -> Option<Rewrite> {
     // Each result lane as (source operand, byte within it, sign).
     let mut picks: Vec<(Operand, u8, bool)> = Vec::with_capacity(4);
     for lane in outer {

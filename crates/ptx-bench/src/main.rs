@@ -214,7 +214,7 @@ fn stage_line(name: &str, m: &Measured) {
 fn selected_stages(args: &Args) -> Vec<Stage> {
     Stage::all()
         .into_iter()
-        .filter(|s| args.stages.as_ref().map_or(true, |names| names.iter().any(|n| *n == s.name())))
+        .filter(|s| args.stages.as_ref().is_none_or(|names| names.iter().any(|n| *n == s.name())))
         .collect()
 }
 

@@ -711,6 +711,44 @@ impl Toolchain {
     }
 }
 
+/// The named sections of an ELF64 little-endian file (a cubin), in header
+/// order. Returns an empty list for anything that is not such a file.
+pub fn elf_sections(elf: &[u8]) -> Vec<(String, Vec<u8>)> {
+    fn u16_at(d: &[u8], o: usize) -> Option<usize> {
+        Some(u16::from_le_bytes(d.get(o..o + 2)?.try_into().ok()?) as usize)
+    }
+    fn u32_at(d: &[u8], o: usize) -> Option<usize> {
+        Some(u32::from_le_bytes(d.get(o..o + 4)?.try_into().ok()?) as usize)
+    }
+    fn u64_at(d: &[u8], o: usize) -> Option<usize> {
+        Some(u64::from_le_bytes(d.get(o..o + 8)?.try_into().ok()?) as usize)
+    }
+    let parse = || -> Option<Vec<(String, Vec<u8>)>> {
+        if elf.get(..4)? != b"\x7fELF" || *elf.get(4)? != 2 {
+            return None;
+        }
+        let shoff = u64_at(elf, 0x28)?;
+        let (entsize, count, strndx) = (u16_at(elf, 0x3a)?, u16_at(elf, 0x3c)?, u16_at(elf, 0x3e)?);
+        let header = |i: usize| -> Option<(usize, usize, usize, usize)> {
+            let o = shoff + i * entsize;
+            Some((u32_at(elf, o)?, u32_at(elf, o + 4)?, u64_at(elf, o + 0x18)?, u64_at(elf, o + 0x20)?))
+        };
+        let (_, _, str_off, _) = header(strndx)?;
+        let mut out = Vec::with_capacity(count);
+        for i in 0..count {
+            let (name_off, kind, off, size) = header(i)?;
+            let name_start = str_off + name_off;
+            let name_end = name_start + elf.get(name_start..)?.iter().position(|&b| b == 0)?;
+            let name = String::from_utf8_lossy(&elf[name_start..name_end]).into_owned();
+            // SHT_NOBITS (8) occupies no file space.
+            let data = if kind == 8 { Vec::new() } else { elf.get(off..off + size)?.to_vec() };
+            out.push((name, data));
+        }
+        Some(out)
+    };
+    parse().unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -783,42 +821,4 @@ f:
         assert_eq!(c.total(), 4);
         assert_eq!(c.total_slots(), 7);
     }
-}
-
-/// The named sections of an ELF64 little-endian file (a cubin), in header
-/// order. Returns an empty list for anything that is not such a file.
-pub fn elf_sections(elf: &[u8]) -> Vec<(String, Vec<u8>)> {
-    fn u16_at(d: &[u8], o: usize) -> Option<usize> {
-        Some(u16::from_le_bytes(d.get(o..o + 2)?.try_into().ok()?) as usize)
-    }
-    fn u32_at(d: &[u8], o: usize) -> Option<usize> {
-        Some(u32::from_le_bytes(d.get(o..o + 4)?.try_into().ok()?) as usize)
-    }
-    fn u64_at(d: &[u8], o: usize) -> Option<usize> {
-        Some(u64::from_le_bytes(d.get(o..o + 8)?.try_into().ok()?) as usize)
-    }
-    let parse = || -> Option<Vec<(String, Vec<u8>)>> {
-        if elf.get(..4)? != b"\x7fELF" || *elf.get(4)? != 2 {
-            return None;
-        }
-        let shoff = u64_at(elf, 0x28)?;
-        let (entsize, count, strndx) = (u16_at(elf, 0x3a)?, u16_at(elf, 0x3c)?, u16_at(elf, 0x3e)?);
-        let header = |i: usize| -> Option<(usize, usize, usize, usize)> {
-            let o = shoff + i * entsize;
-            Some((u32_at(elf, o)?, u32_at(elf, o + 4)?, u64_at(elf, o + 0x18)?, u64_at(elf, o + 0x20)?))
-        };
-        let (_, _, str_off, _) = header(strndx)?;
-        let mut out = Vec::with_capacity(count);
-        for i in 0..count {
-            let (name_off, kind, off, size) = header(i)?;
-            let name_start = str_off + name_off;
-            let name_end = name_start + elf.get(name_start..)?.iter().position(|&b| b == 0)?;
-            let name = String::from_utf8_lossy(&elf[name_start..name_end]).into_owned();
-            // SHT_NOBITS (8) occupies no file space.
-            let data = if kind == 8 { Vec::new() } else { elf.get(off..off + size)?.to_vec() };
-            out.push((name, data));
-        }
-        Some(out)
-    };
-    parse().unwrap_or_default()
 }

@@ -302,7 +302,7 @@ fn mutants_exit_cleanly_with_located_errors() {
     let passes = passes.join(",");
 
     let dir = tempfile::tempdir().expect("scratch directory");
-    let mut rng = Rng(0x5EED_0F_97_0000_0009);
+    let mut rng = Rng(0x5EED_0F97_0000_0009);
     let mut failures = Vec::new();
     let mut runs = 0;
     let mut exits = [0usize; 2];
