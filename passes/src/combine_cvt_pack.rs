@@ -181,7 +181,11 @@ impl<'a> Evaluator<'a> {
             Opcode::Max => false,
             _ => return None,
         };
-        if i.guard.is_some() || i.first_type() != Some(ScalarType::S32) || i.operands.len() != 3 || i.modifiers.len() != 1 {
+        if i.guard.is_some()
+            || i.first_type() != Some(ScalarType::S32)
+            || i.operands.len() != 3
+            || i.modifiers.len() != 1
+        {
             return None;
         }
         let bound = |op: &Operand| self.values.known_value(inst, op).map(|v| v as u32 as i32 as i64);
@@ -201,7 +205,11 @@ impl<'a> Evaluator<'a> {
             let i = &self.func.insts[inst];
             // A 16-bit cvt.sat destination holds the low two bytes.
             let dst_bytes = i.operands[0].as_reg().map_or(4, |r| (self.func.regs[r].ty.scalar.bits() / 8) as usize);
-            return (0..width.min(dst_bytes).max(1)).map(|k| self.sat_byte(sat, k as u8)).chain(std::iter::repeat(Byte::Unknown)).take(width).collect();
+            return (0..width.min(dst_bytes).max(1))
+                .map(|k| self.sat_byte(sat, k as u8))
+                .chain(std::iter::repeat(Byte::Unknown))
+                .take(width)
+                .collect();
         }
         let i = &self.func.insts[inst];
         let ops = i.operands.clone();

@@ -163,7 +163,10 @@ impl FunctionPass for FoldPrmt {
             if let Some((rewrite, counter)) = decide(&values, id) {
                 decisions.push((id, rewrite, counter));
                 candidates.extend(
-                    values.feeding(id).into_iter().filter(|&d| matches!(func.insts[d].opcode, Opcode::Mov | Opcode::Prmt)),
+                    values
+                        .feeding(id)
+                        .into_iter()
+                        .filter(|&d| matches!(func.insts[d].opcode, Opcode::Mov | Opcode::Prmt)),
                 );
             }
         }

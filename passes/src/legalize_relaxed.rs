@@ -143,7 +143,14 @@ fn replace_element(op: &mut Operand, index: usize, reg: RegId) {
 
 /// Rewrites operand `operand` of `id` (a source if `is_dst` is false);
 /// returns the number of registers rewritten and of `.b128` ones left.
-fn legalize_operand(rw: &mut Rewriter, id: InstId, operand: usize, ty: ScalarType, is_dst: bool, ext: Extension) -> (u64, u64) {
+fn legalize_operand(
+    rw: &mut Rewriter,
+    id: InstId,
+    operand: usize,
+    ty: ScalarType,
+    is_dst: bool,
+    ext: Extension,
+) -> (u64, u64) {
     let (mut rewritten, mut unsupported) = (0, 0);
     for (index, reg) in elements(&rw.inst(id).operands[operand]) {
         let reg_ty = rw.func().regs[reg].ty;

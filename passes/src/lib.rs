@@ -17,10 +17,27 @@ use ptx_pass::{Pass, PassInfo, PerFunction};
 
 /// Every pass, alphabetically.
 pub const REGISTRY: &[PassInfo] = &[
-    PassInfo { name: "combine-cvt-pack", description: "combine saturating conversions packed together into cvt.pack.sat (PTX 6.5+, sm_72+)", create: || Box::new(PerFunction(combine_cvt_pack::CombineCvtPack)) },
-    PassInfo { name: "fold-prmt", description: "fold prmt whose selector is a known constant (to mov, a constant, one prmt, or a canonical selector)", create: || Box::new(PerFunction(fold_prmt::FoldPrmt)) },
-    PassInfo { name: "legalize-relaxed", description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)", create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)) },
-    PassInfo { name: "verify", description: "check operand types, declarations and labels (PTX ISA 9.4)", create: verify::create },
+    PassInfo {
+        name: "combine-cvt-pack",
+        description: "combine saturating conversions packed together into cvt.pack.sat (PTX 6.5+, sm_72+)",
+        create: || Box::new(PerFunction(combine_cvt_pack::CombineCvtPack)),
+    },
+    PassInfo {
+        name: "fold-prmt",
+        description:
+            "fold prmt whose selector is a known constant (to mov, a constant, one prmt, or a canonical selector)",
+        create: || Box::new(PerFunction(fold_prmt::FoldPrmt)),
+    },
+    PassInfo {
+        name: "legalize-relaxed",
+        description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)",
+        create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)),
+    },
+    PassInfo {
+        name: "verify",
+        description: "check operand types, declarations and labels (PTX ISA 9.4)",
+        create: verify::create,
+    },
 ];
 
 /// Looks up a pass by command-line name.

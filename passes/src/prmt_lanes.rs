@@ -73,7 +73,15 @@ pub fn evaluate(lanes: &Lanes, a: u32, b: u32) -> u32 {
         .enumerate()
         .map(|(i, l)| {
             let byte = (source >> (8 * l.byte)) as u8;
-            let value = if l.sign { if byte & 0x80 != 0 { 0xff } else { 0 } } else { byte };
+            let value = if l.sign {
+                if byte & 0x80 != 0 {
+                    0xff
+                } else {
+                    0
+                }
+            } else {
+                byte
+            };
             u32::from(value) << (8 * i)
         })
         .fold(0, |acc, v| acc | v)

@@ -226,8 +226,7 @@ pub fn run_stage(stage: &Stage, source: &std::sync::Arc<str>, parsed: &mut Optio
 /// does not parse.
 pub fn scale(source: &str, times: usize) -> Option<String> {
     let module = ptx_opt::parse(source).ok()?;
-    let defined: HashSet<&str> =
-        module.functions.values().filter(|f| f.has_body()).map(|f| f.name.as_str()).collect();
+    let defined: HashSet<&str> = module.functions.values().filter(|f| f.has_body()).map(|f| f.name.as_str()).collect();
     let items: Vec<&str> = module
         .items
         .iter()

@@ -57,8 +57,12 @@ impl Inst {
         b: impl Into<Operand>,
         c: Option<Operand>,
     ) -> Inst {
-        let mut modifiers =
-            vec![Modifier::Word(Word::PACK), Modifier::Sat, Modifier::Type(convert_ty), Modifier::Type(ScalarType::S32)];
+        let mut modifiers = vec![
+            Modifier::Word(Word::PACK),
+            Modifier::Sat,
+            Modifier::Type(convert_ty),
+            Modifier::Type(ScalarType::S32),
+        ];
         let mut operands = vec![dst.into(), a.into(), b.into()];
         if let Some(c) = c {
             modifiers.push(Modifier::Type(ScalarType::B32));

@@ -25,13 +25,13 @@ pub mod views;
 pub mod words;
 
 pub use arena::Arena;
-pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
 pub use edit::BodyEdits;
+pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
 pub use fresh::FreshRegs;
 pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Operand};
 pub use module::{
-    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,
-    Stmt, Variable,
+    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem, Stmt,
+    Variable,
 };
 pub use opcodes::{Control, Effects, Opcode, OpcodeInfo, Shape};
 pub use types::{CmpOp, PrmtMode, RegType, Rounding, ScalarType, StateSpace, TypeKind};

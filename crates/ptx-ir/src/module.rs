@@ -1,10 +1,10 @@
 //! Modules, functions, declarations and the statement list.
 
+use crate::arena::Arena;
 use crate::entities::{FuncId, InstId, LabelId, Name, Names, RegId};
 use crate::inst::Inst;
 use crate::types::{RegType, ScalarType, StateSpace};
 use crate::Span;
-use crate::arena::Arena;
 use cranelift_entity::PrimaryMap;
 
 /// A PTX module: the header and the top-level items in source order.

@@ -73,8 +73,7 @@ impl ScalarType {
             U2 | S2 => 2,
             U4 | S4 => 4,
             B8 | U8 | S8 | E4m3 | E5m2 => 8,
-            B16 | U16 | S16 | F16 | Bf16 | E4m3x2 | E5m2x2 | E2m1x2 | E2m3x2 | E3m2x2
-            | Ue8m0x2 => 16,
+            B16 | U16 | S16 | F16 | Bf16 | E4m3x2 | E5m2x2 | E2m1x2 | E2m3x2 | E3m2x2 | Ue8m0x2 => 16,
             B32 | U32 | S32 | F32 | F16x2 | Bf16x2 | Tf32 => 32,
             B64 | U64 | S64 | F64 => 64,
             B128 => 128,

@@ -9,9 +9,10 @@
 use std::path::PathBuf;
 
 fn main() {
-    let dir = std::env::args().nth(1).map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/public")
-    });
+    let dir = std::env::args()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/public"));
     let toolchain = ptx_toolchain::ensure().unwrap_or_else(|e| {
         eprintln!("cannot get ptxas: {e}");
         std::process::exit(2)

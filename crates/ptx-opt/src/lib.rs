@@ -47,8 +47,8 @@ use std::sync::Arc;
 pub mod prelude {
     pub use ptx_analysis::{Cfg, DefUse, DomTree, FunctionAnalyses, Values};
     pub use ptx_ir::{
-        Access, Address, Diagnostic, Effects, Function, Guard, Inst, InstId, IntImm, Modifier, Module, Opcode,
-        Operand, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, TypeKind, Word,
+        Access, Address, Diagnostic, Effects, Function, Guard, Inst, InstId, IntImm, Modifier, Module, Opcode, Operand,
+        RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, TypeKind, Word,
     };
     pub use ptx_pass::{
         Checkpoint, Counter, FunctionContext, FunctionPass, ModuleInfo, Pass, PassContext, Preserves, Rewriter,

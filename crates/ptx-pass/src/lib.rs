@@ -14,10 +14,10 @@ mod manager;
 mod rewrite;
 
 pub use manager::{PassManager, PassManagerOptions, PassRecord, PassRun, PipelineError, PipelineErrorKind, Snapshot};
-pub use ptx_analysis::{FunctionAnalyses, Values};
-pub use rewrite::{Checkpoint, Rewriter};
 use ptx_analysis::Keep;
+pub use ptx_analysis::{FunctionAnalyses, Values};
 use ptx_ir::{Diagnostic, FuncId, Function, Module, Span};
+pub use rewrite::{Checkpoint, Rewriter};
 use std::collections::BTreeMap;
 
 /// What a pass leaves valid when it changes a function.

@@ -184,7 +184,8 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
     /// register (`%v.x`) reads the rest, so it is never dead either. Only
     /// candidates are considered: code that was dead before the pass stays.
     pub fn erase_dead(&mut self, candidates: impl IntoIterator<Item = InstId>) -> usize {
-        let live: Vec<InstId> = self.func.inst_ids().filter(|&id| self.is_live(id)).chain(self.inserted.iter().copied()).collect();
+        let live: Vec<InstId> =
+            self.func.inst_ids().filter(|&id| self.is_live(id)).chain(self.inserted.iter().copied()).collect();
         let mut readers = vec![0u32; self.func.regs.len()];
         for &id in &live {
             count_reads(self.func, id, &mut readers, 1);
@@ -205,7 +206,8 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
                     continue;
                 }
                 let mut dead = true;
-                self.func.insts[id].for_each_reg_access(|_, r, access| dead &= access == Access::Use || readers[r.index()] == 0);
+                self.func.insts[id]
+                    .for_each_reg_access(|_, r, access| dead &= access == Access::Use || readers[r.index()] == 0);
                 if dead {
                     count_reads(self.func, id, &mut readers, -1);
                     self.erase(id);

