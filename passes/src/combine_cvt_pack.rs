@@ -28,7 +28,7 @@
 //! Gated by the module: PTX 6.5 and sm_72 or newer; when gated off the pass
 //! says so in its counters.
 
-use crate::prmt_lanes;
+use ptx_analysis::bytes::{self, ByteSources, Lane};
 use ptx_analysis::Values;
 use ptx_ir::{Access, Diagnostic, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType};
 use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
@@ -42,9 +42,6 @@ const UNDONE: Counter = Counter::new("undone", "combinations undone: the saturat
 const COMBINED: Counter = Counter::new("combined", "packs combined into cvt.pack.sat");
 const REMOVED: Counter = Counter::new("insts-removed", "instructions removed");
 
-/// How deep the byte evaluation follows definitions.
-const MAX_DEPTH: u32 = 12;
-
 /// One saturation: `sat_ty(source)` computed by `at`, as a 32-bit value
 /// (sign-extended for signed types, zero-extended for unsigned ones).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,22 +51,12 @@ struct Saturation {
     at: InstId,
 }
 
-/// What one byte of a value is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Byte {
-    /// A known byte.
-    Const(u8),
-    /// Byte `index` of saturation `sat` (index 0..4 of the extended value).
-    Sat { sat: usize, index: u8 },
-    /// Anything else.
-    Unknown,
-}
-
-struct Evaluator<'a> {
-    func: &'a Function,
-    values: &'a Values<'a>,
-    saturations: Vec<Saturation>,
-    /// Instructions the evaluation went through (candidates for deletion).
+/// The byte analysis' client: saturations are the sources of bytes (a
+/// [`Lane::Byte`] names one by its index in `list`), and the instructions
+/// the walk went through are remembered (candidates for deletion).
+#[derive(Default)]
+struct Saturations {
+    list: Vec<Saturation>,
     visited: Vec<InstId>,
 }
 
@@ -77,85 +64,51 @@ fn sat_bytes(ty: ScalarType) -> u8 {
     (ty.bits() / 8) as u8
 }
 
-impl<'a> Evaluator<'a> {
-    fn sat_byte(&mut self, sat: Saturation, index: u8) -> Byte {
+impl Saturations {
+    /// Byte `index` of the 32-bit extension of `sat`.
+    fn byte(&mut self, sat: Saturation, index: u8) -> Lane<usize> {
         let width = sat_bytes(sat.ty);
         if index >= width && !sat.ty.is_signed() {
-            return Byte::Const(0);
+            return Lane::Const(0);
         }
-        let id = match self.saturations.iter().position(|s| *s == sat) {
+        let id = match self.list.iter().position(|s| *s == sat) {
             Some(i) => i,
             None => {
-                self.saturations.push(sat);
-                self.saturations.len() - 1
+                self.list.push(sat);
+                self.list.len() - 1
             }
         };
         // Bytes above the type's width are all copies of its sign.
-        Byte::Sat { sat: id, index: index.min(width) }
-    }
-
-    /// The byte that replicates the sign of `b`, if known.
-    fn sign_of(&self, b: Byte) -> Byte {
-        match b {
-            Byte::Const(c) => Byte::Const(if c & 0x80 != 0 { 0xff } else { 0 }),
-            Byte::Sat { sat, index } => {
-                let s = self.saturations[sat];
-                if s.ty.is_signed() && index + 1 >= sat_bytes(s.ty) {
-                    Byte::Sat { sat, index: sat_bytes(s.ty) }
-                } else {
-                    Byte::Unknown
-                }
-            }
-            Byte::Unknown => Byte::Unknown,
+        if index < width {
+            Lane::Byte(id, index)
+        } else {
+            Lane::Sign(id, width - 1)
         }
-    }
-
-    /// The bytes of operand `op` read by instruction `at` (`width` bytes).
-    fn operand(&mut self, at: InstId, op: &Operand, width: usize, depth: u32) -> Vec<Byte> {
-        match op {
-            Operand::Int(i) => (0..width).map(|k| Byte::Const((i.bits >> (8 * k)) as u8)).collect(),
-            Operand::Reg(r) => self.register(at, *r, width, depth),
-            _ => vec![Byte::Unknown; width],
-        }
-    }
-
-    /// The bytes of register `reg` just before `at`: followed through its
-    /// unique, unguarded, whole-register definition.
-    fn register(&mut self, at: InstId, reg: RegId, width: usize, depth: u32) -> Vec<Byte> {
-        let unknown = vec![Byte::Unknown; width];
-        if depth == 0 {
-            return unknown;
-        }
-        let Some(def) = self.values.producer(at, reg) else { return unknown };
-        let reg_bytes = (self.func.regs[reg].ty.scalar.bits() / 8) as usize;
-        let mut bytes = self.defined(def, reg_bytes.max(1), depth - 1);
-        self.visited.push(def);
-        bytes.resize(width, Byte::Unknown);
-        bytes
     }
 
     /// A saturation computed by `inst` (cvt.sat or a min/max clamp pair).
-    fn saturation(&mut self, inst: InstId, depth: u32) -> Option<Saturation> {
-        let i = &self.func.insts[inst];
+    fn saturation(&mut self, values: &Values, inst: InstId, depth: u32) -> Option<Saturation> {
+        let func = values.function();
+        let i = &func.insts[inst];
         if let Some(cvt) = i.as_cvt() {
             let ok = cvt.sat
                 && cvt.src_ty == ScalarType::S32
                 && matches!(cvt.dst_ty, ScalarType::S8 | ScalarType::U8 | ScalarType::S16 | ScalarType::U16)
                 && cvt.rounding.is_none();
             let source = cvt.src.as_reg()?;
-            if !ok || self.func.regs[source].ty.scalar.bits() != 32 || Some(source) == cvt.dst.as_reg() {
+            if !ok || func.regs[source].ty.scalar.bits() != 32 || Some(source) == cvt.dst.as_reg() {
                 return None;
             }
             return Some(Saturation { ty: cvt.dst_ty, source, at: inst });
         }
         // Clamp: outer(inner(x, bound1), bound2) with min/max.s32 in either order.
-        let (outer_min, outer_bound, inner_reg) = self.clamp_step(inst)?;
-        let inner = self.values.producer(inst, inner_reg)?;
+        let (outer_min, outer_bound, inner_reg) = clamp_step(values, inst)?;
+        let inner = values.producer(inst, inner_reg)?;
         if depth == 0 {
             return None;
         }
-        let (inner_min, inner_bound, source) = self.clamp_step(inner)?;
-        if inner_min == outer_min || Some(source) == self.func.insts[inner].operands[0].as_reg() {
+        let (inner_min, inner_bound, source) = clamp_step(values, inner)?;
+        if inner_min == outer_min || Some(source) == func.insts[inner].operands[0].as_reg() {
             return None;
         }
         let (lo, hi) = if outer_min { (inner_bound, outer_bound) } else { (outer_bound, inner_bound) };
@@ -166,159 +119,58 @@ impl<'a> Evaluator<'a> {
             (0, 65535) => ScalarType::U16,
             _ => return None,
         };
-        if self.func.regs[source].ty.scalar.bits() != 32 {
+        if func.regs[source].ty.scalar.bits() != 32 {
             return None;
         }
         self.visited.push(inner);
         Some(Saturation { ty, source, at: inner })
     }
+}
 
-    /// `min.s32`/`max.s32 d, x, K` (or `K, x`): (is_min, K, x).
-    fn clamp_step(&self, inst: InstId) -> Option<(bool, i64, RegId)> {
-        let i = &self.func.insts[inst];
-        let is_min = match i.opcode {
-            Opcode::Min => true,
-            Opcode::Max => false,
-            _ => return None,
-        };
-        if i.guard.is_some()
-            || i.first_type() != Some(ScalarType::S32)
-            || i.operands.len() != 3
-            || i.modifiers.len() != 1
-        {
-            return None;
-        }
-        let bound = |op: &Operand| self.values.known_value(inst, op).map(|v| v as u32 as i32 as i64);
-        match (&i.operands[1], &i.operands[2]) {
-            (Operand::Reg(x), k) if bound(k).is_some() && self.values.known_reg(inst, *x).is_none() => {
-                Some((is_min, bound(k)?, *x))
-            }
-            (k, Operand::Reg(x)) if bound(k).is_some() => Some((is_min, bound(k)?, *x)),
-            _ => None,
-        }
+impl ByteSources for Saturations {
+    type Source = usize;
+
+    fn leaf(&mut self, values: &Values<'_>, def: InstId, width: usize, depth: u32) -> Option<Vec<Lane<usize>>> {
+        let sat = self.saturation(values, def, depth)?;
+        let func = values.function();
+        // A 16-bit cvt.sat destination holds the low two bytes.
+        let dst_bytes = func.insts[def].operands[0].as_reg().map_or(4, |r| (func.regs[r].ty.scalar.bits() / 8) as usize);
+        Some(
+            (0..width.min(dst_bytes).max(1))
+                .map(|k| self.byte(sat, k as u8))
+                .chain(std::iter::repeat(Lane::Unknown))
+                .take(width)
+                .collect(),
+        )
     }
 
-    /// The bytes `inst` writes to its first operand (`width` bytes).
-    fn defined(&mut self, inst: InstId, width: usize, depth: u32) -> Vec<Byte> {
-        let unknown = vec![Byte::Unknown; width];
-        if let Some(sat) = self.saturation(inst, depth) {
-            let i = &self.func.insts[inst];
-            // A 16-bit cvt.sat destination holds the low two bytes.
-            let dst_bytes = i.operands[0].as_reg().map_or(4, |r| (self.func.regs[r].ty.scalar.bits() / 8) as usize);
-            return (0..width.min(dst_bytes).max(1))
-                .map(|k| self.sat_byte(sat, k as u8))
-                .chain(std::iter::repeat(Byte::Unknown))
-                .take(width)
-                .collect();
+    fn opaque(&mut self, _: &Values<'_>, _: InstId, _: RegId) -> Option<usize> {
+        None
+    }
+
+    fn visited(&mut self, def: InstId) {
+        self.visited.push(def);
+    }
+}
+
+/// `min.s32`/`max.s32 d, x, K` (or `K, x`): (is_min, K, x).
+fn clamp_step(values: &Values, inst: InstId) -> Option<(bool, i64, RegId)> {
+    let i = values.inst(inst);
+    let is_min = match i.opcode {
+        Opcode::Min => true,
+        Opcode::Max => false,
+        _ => return None,
+    };
+    if i.guard.is_some() || i.first_type() != Some(ScalarType::S32) || i.operands.len() != 3 || i.modifiers.len() != 1 {
+        return None;
+    }
+    let bound = |op: &Operand| values.known_value(inst, op).map(|v| v as u32 as i32 as i64);
+    match (&i.operands[1], &i.operands[2]) {
+        (Operand::Reg(x), k) if bound(k).is_some() && values.known_reg(inst, *x).is_none() => {
+            Some((is_min, bound(k)?, *x))
         }
-        let i = &self.func.insts[inst];
-        let ops = i.operands.clone();
-        let ty = i.first_type();
-        let bits_imm = |op: &Operand| op.as_int();
-        match i.opcode {
-            Opcode::Mov if ops.len() == 2 => match &ops[1] {
-                Operand::Vector(parts) => {
-                    let part_width = width / parts.len().max(1);
-                    if part_width == 0 {
-                        return unknown;
-                    }
-                    let mut out = Vec::with_capacity(width);
-                    for p in parts.iter() {
-                        out.extend(self.operand(inst, p, part_width, depth));
-                    }
-                    out.resize(width, Byte::Unknown);
-                    out
-                }
-                src if ty.is_some_and(|t| t.is_integer_like()) => self.operand(inst, src, width, depth),
-                _ => unknown,
-            },
-            Opcode::Cvt => {
-                let Some(cvt) = i.as_cvt() else { return unknown };
-                if cvt.sat || cvt.rounding.is_some() || !cvt.dst_ty.is_integer_like() || !cvt.src_ty.is_integer_like() {
-                    return unknown;
-                }
-                let src_width = (cvt.src_ty.bits() / 8) as usize;
-                let dst_width = (cvt.dst_ty.bits() / 8) as usize;
-                let src = self.operand(inst, &ops[1], src_width, depth);
-                let mut out: Vec<Byte> = src.iter().copied().take(dst_width).collect();
-                while out.len() < dst_width {
-                    let top = *src.last().unwrap_or(&Byte::Unknown);
-                    out.push(if cvt.src_ty.is_signed() { self.sign_of(top) } else { Byte::Const(0) });
-                }
-                // Beyond the destination type (a wider register): extended by
-                // the destination type's signedness.
-                while out.len() < width {
-                    let top = *out.last().unwrap_or(&Byte::Unknown);
-                    out.push(if cvt.dst_ty.is_signed() { self.sign_of(top) } else { Byte::Const(0) });
-                }
-                out.truncate(width);
-                out
-            }
-            Opcode::Shl | Opcode::Shr if width == 4 && ty.is_some_and(|t| t.bits() == 32) && ops.len() == 3 => {
-                let Some(amount) = bits_imm(&ops[2]) else { return unknown };
-                if amount % 8 != 0 || amount >= 32 || (i.opcode == Opcode::Shr && ty.is_some_and(|t| t.is_signed())) {
-                    return unknown;
-                }
-                let k = (amount / 8) as usize;
-                let v = self.operand(inst, &ops[1], 4, depth);
-                if i.opcode == Opcode::Shl {
-                    (0..4).map(|b| if b < k { Byte::Const(0) } else { v[b - k] }).collect()
-                } else {
-                    (0..4).map(|b| if b + k < 4 { v[b + k] } else { Byte::Const(0) }).collect()
-                }
-            }
-            Opcode::And | Opcode::Or
-                if width == 4 && ty.is_some_and(|t| t.bits() == 32 && t != ScalarType::Pred) && ops.len() == 3 =>
-            {
-                let a = self.operand(inst, &ops[1], 4, depth);
-                let b = self.operand(inst, &ops[2], 4, depth);
-                let is_and = i.opcode == Opcode::And;
-                a.iter()
-                    .zip(&b)
-                    .map(|(&x, &y)| match (is_and, x, y) {
-                        (true, Byte::Const(0), _) | (true, _, Byte::Const(0)) => Byte::Const(0),
-                        (true, Byte::Const(0xff), v) | (true, v, Byte::Const(0xff)) => v,
-                        (false, Byte::Const(0), v) | (false, v, Byte::Const(0)) => v,
-                        (_, Byte::Const(p), Byte::Const(q)) => Byte::Const(if is_and { p & q } else { p | q }),
-                        _ => Byte::Unknown,
-                    })
-                    .collect()
-            }
-            Opcode::Bfi if width == 4 && ty.is_some_and(|t| t.bits() == 32) && ops.len() == 5 => {
-                let (Some(pos), Some(len)) = (bits_imm(&ops[3]), bits_imm(&ops[4])) else { return unknown };
-                if pos % 8 != 0 || len % 8 != 0 || pos >= 32 {
-                    return unknown;
-                }
-                let (p, l) = ((pos / 8) as usize, (len / 8) as usize);
-                let a = self.operand(inst, &ops[1], 4, depth);
-                let b = self.operand(inst, &ops[2], 4, depth);
-                (0..4).map(|k| if k >= p && k < p + l { a[k - p] } else { b[k] }).collect()
-            }
-            Opcode::Prmt if width == 4 => {
-                let Some(p) = i.as_prmt() else { return unknown };
-                if let Operand::Reg(r) = p.selector {
-                    // The selector's movs may be left without uses too.
-                    self.visited.extend(self.values.defs_reaching(inst, *r));
-                }
-                let selector = self.values.known_value(inst, p.selector);
-                let Some(selector) = selector else { return unknown };
-                let lanes = prmt_lanes::lanes(p.mode, selector);
-                let mut sources = self.operand(inst, &ops[1], 4, depth);
-                sources.extend(self.operand(inst, &ops[2], 4, depth));
-                lanes
-                    .iter()
-                    .map(|l| {
-                        let b = sources[usize::from(l.byte)];
-                        if l.sign {
-                            self.sign_of(b)
-                        } else {
-                            b
-                        }
-                    })
-                    .collect()
-            }
-            _ => unknown,
-        }
+        (k, Operand::Reg(x)) if bound(k).is_some() => Some((is_min, bound(k)?, *x)),
+        _ => None,
     }
 }
 
@@ -336,7 +188,7 @@ struct Plan {
     visited: Vec<InstId>,
 }
 
-/// Whether `func` has what a saturation (`Evaluator::saturation`) is made
+/// Whether `func` has what a saturation (`Saturations::saturation`) is made
 /// of: an integer `cvt.sat` from `.s32`, or both a `min.s32` and a
 /// `max.s32` (a clamp).
 fn may_saturate(func: &Function) -> bool {
@@ -372,14 +224,16 @@ fn plan_for(values: &Values, root: InstId, allow_8bit: bool) -> Option<Plan> {
     if !whole {
         return None;
     }
-    let mut ev = Evaluator { func, values, saturations: Vec::new(), visited: Vec::new() };
-    let bytes = ev.defined(root, 4, MAX_DEPTH);
-    let sat = |b: Byte| match b {
-        Byte::Sat { sat, index } => Some((sat, index)),
-        _ => None,
-    };
-    let parts: Vec<Option<(usize, u8)>> = bytes.iter().map(|&b| sat(b)).collect();
-    let sats = ev.saturations.clone();
+    let mut ev = Saturations::default();
+    let bytes = bytes::result_lanes(values, &mut ev, root, 4);
+    let parts: Vec<Option<(usize, u8)>> = bytes
+        .iter()
+        .map(|b| match *b {
+            Lane::Byte(sat, index) => Some((sat, index)),
+            _ => None,
+        })
+        .collect();
+    let sats = ev.list.clone();
     let (ty, packs, chained) = match parts.as_slice() {
         // [b.0, b.1, a.0, a.1] of two 16-bit saturations.
         [Some((b, 0)), Some((b2, 1)), Some((a, 0)), Some((a2, 1))] if b == b2 && a == a2 => {
@@ -399,7 +253,7 @@ fn plan_for(values: &Values, root: InstId, allow_8bit: bool) -> Option<Plan> {
         }
         // Two 8-bit saturations and a zero upper half.
         [Some((s0, 0)), Some((s1, 0)), None, None]
-            if allow_8bit && bytes[2] == Byte::Const(0) && bytes[3] == Byte::Const(0) =>
+            if allow_8bit && bytes[2] == Lane::Const(0) && bytes[3] == Lane::Const(0) =>
         {
             let ty = sats[*s0].ty;
             if sats[*s1].ty != ty || !matches!(ty, ScalarType::S8 | ScalarType::U8) {

@@ -22,7 +22,7 @@
 //! `mov`s and inner `prmt`s left without uses are deleted (only those, and
 //! only when nothing in the function reads what they write).
 
-use crate::prmt_lanes::{self, Lane, Lanes};
+use ptx_analysis::prmt::{self as prmt_lanes, Lane, Lanes};
 use ptx_analysis::Values;
 use ptx_ir::{Diagnostic, Function, Inst, InstId, Opcode, Operand, ScalarType};
 use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};

@@ -10,7 +10,6 @@
 pub mod combine_cvt_pack;
 pub mod fold_prmt;
 pub mod legalize_relaxed;
-pub mod prmt_lanes;
 pub mod verify;
 
 use ptx_pass::{Pass, PassInfo, PerFunction};

@@ -11,6 +11,9 @@
 //! - [`Values`]: the value queries rewrites are decided with (the sole
 //!   reaching definition, forwardability, known constants), on top of
 //!   [`DefUse`]; passes use these rather than reaching definitions.
+//! - [`bytes`]: byte lanes, what each byte of a value is made of (through
+//!   `mov {lo,hi}`, `prmt`, byte shifts, masks, `bfi`, integer `cvt`), and
+//!   [`prmt`], the byte-lane model of `prmt` itself.
 //! - [`FunctionAnalyses`]: a lazy cache of the three, invalidated by [`Keep`].
 //! - [`cfg_dot`] / [`defuse_dot`]: Graphviz output for debugging.
 //!
@@ -27,6 +30,8 @@ pub mod cfg;
 pub mod defuse;
 pub mod dom;
 pub mod dot;
+pub mod bytes;
+pub mod prmt;
 pub mod values;
 
 pub use cache::{FunctionAnalyses, Keep};
@@ -34,6 +39,7 @@ pub use cfg::{Block, BlockData, Cfg, CfgNode, EdgeKind, InstPos};
 pub use defuse::{DefSite, DefUse, DuNode, UsePos, UseSite};
 pub use dom::DomTree;
 pub use dot::{cfg_dot, defuse_dot};
+pub use bytes::{ByteSources, Lane, RegisterBytes};
 pub use values::Values;
 
 #[cfg(test)]

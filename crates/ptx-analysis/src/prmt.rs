@@ -1,5 +1,6 @@
-//! The byte-lane model of `prmt` (PTX ISA 9.7.9.7), shared by the passes
-//! that reason about byte permutes.
+//! The byte-lane model of `prmt` (PTX ISA 9.7.9.7): the byte analysis
+//! ([`crate::bytes`]) follows `prmt` with it, and passes that rewrite
+//! permutes build selectors with it.
 //!
 //! Every `prmt` with a known selector is a map from the four result bytes to
 //! the eight source bytes `{b, a}` (a = bytes 0-3, b = bytes 4-7), each byte
