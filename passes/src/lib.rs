@@ -8,35 +8,23 @@
 #![warn(missing_docs)]
 
 pub mod combine_cvt_pack;
+pub mod dce;
+pub mod fold_dot_shuffles;
 pub mod fold_prmt;
 pub mod legalize_relaxed;
 pub mod verify;
 
 use ptx_pass::{Pass, PassInfo, PerFunction};
 
-/// Every pass, alphabetically.
+/// Every pass, alphabetically: one line each (kept so by `rustfmt::skip`).
+#[rustfmt::skip]
 pub const REGISTRY: &[PassInfo] = &[
-    PassInfo {
-        name: "combine-cvt-pack",
-        description: "combine saturating conversions packed together into cvt.pack.sat (PTX 6.5+, sm_72+)",
-        create: || Box::new(PerFunction(combine_cvt_pack::CombineCvtPack)),
-    },
-    PassInfo {
-        name: "fold-prmt",
-        description:
-            "fold prmt whose selector is a known constant (to mov, a constant, one prmt, or a canonical selector)",
-        create: || Box::new(PerFunction(fold_prmt::FoldPrmt)),
-    },
-    PassInfo {
-        name: "legalize-relaxed",
-        description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)",
-        create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)),
-    },
-    PassInfo {
-        name: "verify",
-        description: "check operand types, declarations and labels (PTX ISA 9.4)",
-        create: verify::create,
-    },
+    PassInfo { name: "combine-cvt-pack", description: "combine saturating conversions packed together into cvt.pack.sat (PTX 6.5+, sm_72+)", create: || Box::new(PerFunction(combine_cvt_pack::CombineCvtPack)) },
+    PassInfo { name: "dce", description: "delete pure instructions whose results nothing reads", create: || Box::new(PerFunction(dce::Dce)) },
+    PassInfo { name: "fold-dot-shuffles", description: "dp4a/dp2a (and dp4a chains) read whole source words instead of byte shuffles of them", create: || Box::new(PerFunction(fold_dot_shuffles::FoldDotShuffles)) },
+    PassInfo { name: "fold-prmt", description: "fold prmt whose selector is a known constant (to mov, a constant, one prmt, or a canonical selector)", create: || Box::new(PerFunction(fold_prmt::FoldPrmt)) },
+    PassInfo { name: "legalize-relaxed", description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)", create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)) },
+    PassInfo { name: "verify", description: "check operand types, declarations and labels (PTX ISA 9.4)", create: verify::create },
 ];
 
 /// Looks up a pass by command-line name.
@@ -60,14 +48,21 @@ pub fn pipeline(level: u8) -> &'static [&'static str] {
         1 => &[
             // Known prmt selectors: copies, constants, merged chains, canonical selectors.
             "fold-prmt",
+            // Last: what the folds left without readers.
+            "dce",
         ],
         // -O2: everything that pays off in SASS.
         _ => &[
             // First, while the packs are still in the compilers' shapes: saturations
             // packed together become cvt.pack.sat (gated on PTX 6.5 / sm_72).
             "combine-cvt-pack",
+            // Byte shuffles feeding dp4a/dp2a: read the source words directly
+            // (before fold-prmt, which would only canonicalize the shuffles' prmts).
+            "fold-dot-shuffles",
             // Then fold the prmts that are left, and delete their dead selector movs.
             "fold-prmt",
+            // Last: what the rewrites left without readers.
+            "dce",
         ],
     }
 }

@@ -163,6 +163,14 @@ impl<'a> Values<'a> {
         out
     }
 
+    /// The instructions that read the value `def` writes to `reg` (each
+    /// once, in body order).
+    pub fn readers(&self, def: InstId, reg: RegId) -> Vec<InstId> {
+        let mut out: Vec<InstId> = self.du.uses_of(DefSite::Inst(def, reg)).iter().map(|u| u.inst).collect();
+        out.dedup();
+        out
+    }
+
     fn writes(&self, inst: InstId, reg: RegId) -> bool {
         self.du.defs_of_inst(inst).any(|d| d.reg() == reg)
     }

@@ -141,6 +141,26 @@ pub struct Bra<'a> {
     pub target: &'a Operand,
 }
 
+/// `dp4a.atype.btype d, a, b, c` and `dp2a.mode.atype.btype d, a, b, c`
+#[derive(Debug)]
+pub struct Dot<'a> {
+    /// `a`'s type (`.u32` or `.s32`): how its parts are extended.
+    pub a_ty: ScalarType,
+    /// `b`'s type.
+    pub b_ty: ScalarType,
+    /// For `dp2a`: true for `.hi` (bytes 2 and 3 of `b`), false for `.lo`;
+    /// None for `dp4a`.
+    pub hi: Option<bool>,
+    /// Destination.
+    pub dst: &'a Operand,
+    /// Four bytes (`dp4a`) or two half-words (`dp2a`).
+    pub a: &'a Operand,
+    /// Four bytes.
+    pub b: &'a Operand,
+    /// The accumulator.
+    pub c: &'a Operand,
+}
+
 fn address(op: &Operand) -> Option<&Address> {
     match op {
         Operand::Address(a) => Some(a),
@@ -269,6 +289,33 @@ impl Inst {
         }
         Some(Selp {
             ty: self.first_type()?,
+            dst: &self.operands[0],
+            a: &self.operands[1],
+            b: &self.operands[2],
+            c: &self.operands[3],
+        })
+    }
+
+    /// Views a `dp4a` or a `dp2a`.
+    pub fn as_dot(&self) -> Option<Dot<'_>> {
+        if !matches!(self.opcode, Opcode::Dp4a | Opcode::Dp2a) || self.operands.len() != 4 {
+            return None;
+        }
+        let mut types = self.types();
+        let (a_ty, b_ty) = (types.next()?, types.next()?);
+        if types.next().is_some() {
+            return None;
+        }
+        let hi = match self.opcode {
+            Opcode::Dp2a if self.has_word(Word::HI) => Some(true),
+            Opcode::Dp2a if self.has_word(Word::LO) => Some(false),
+            Opcode::Dp2a => return None,
+            _ => None,
+        };
+        Some(Dot {
+            a_ty,
+            b_ty,
+            hi,
             dst: &self.operands[0],
             a: &self.operands[1],
             b: &self.operands[2],

@@ -28,7 +28,8 @@
 
 use crate::{Counter, FunctionContext};
 use ptx_ir::{Access, Arena, BodyEdits, FreshRegs, Function, Inst, InstId, RegId, ScalarType, Span, StateSpace};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
 
 /// Changes one function; see the [module documentation](self).
 pub struct Rewriter<'f, 'c, 'm> {
@@ -198,25 +199,44 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
         order.sort_unstable();
         order.dedup();
         order.retain(|&id| !self.func.insts[id].has_side_effects());
+        // Which candidates write each register: when the last reader of a
+        // register goes, they are looked at again (a worklist, so a long
+        // dead chain costs its length, not its length squared).
+        let mut writers: FxHashMap<RegId, Vec<InstId>> = FxHashMap::default();
+        for &id in &order {
+            self.func.insts[id].for_each_reg_access(|_, r, access| {
+                if access != Access::Use {
+                    writers.entry(r).or_default().push(id);
+                }
+            });
+        }
+        let mut work: VecDeque<InstId> = order.into_iter().collect();
         let mut erased = 0;
-        loop {
-            let mut progress = false;
-            for &id in &order {
-                if !self.is_live(id) {
-                    continue;
-                }
-                let mut dead = true;
-                self.func.insts[id]
-                    .for_each_reg_access(|_, r, access| dead &= access == Access::Use || readers[r.index()] == 0);
-                if dead {
-                    count_reads(self.func, id, &mut readers, -1);
-                    self.erase(id);
-                    erased += 1;
-                    progress = true;
-                }
+        while let Some(id) = work.pop_front() {
+            if !self.is_live(id) {
+                continue;
             }
-            if !progress {
-                break;
+            let mut dead = true;
+            self.func.insts[id]
+                .for_each_reg_access(|_, r, access| dead &= access == Access::Use || readers[r.index()] == 0);
+            if !dead {
+                continue;
+            }
+            let mut freed = Vec::new();
+            count_reads(self.func, id, &mut readers, -1);
+            let inst = &self.func.insts[id];
+            inst.guard.iter().for_each(|g| freed.push(g.reg));
+            inst.for_each_reg_access(|_, r, access| {
+                if access != Access::Def {
+                    freed.push(r);
+                }
+            });
+            self.erase(id);
+            erased += 1;
+            for r in freed {
+                if readers[r.index()] == 0 {
+                    work.extend(writers.get(&r).into_iter().flatten().copied());
+                }
             }
         }
         erased
