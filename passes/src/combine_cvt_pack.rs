@@ -134,7 +134,8 @@ impl ByteSources for Saturations {
         let sat = self.saturation(values, def, depth)?;
         let func = values.function();
         // A 16-bit cvt.sat destination holds the low two bytes.
-        let dst_bytes = func.insts[def].operands[0].as_reg().map_or(4, |r| (func.regs[r].ty.scalar.bits() / 8) as usize);
+        let dst_bytes =
+            func.insts[def].operands[0].as_reg().map_or(4, |r| (func.regs[r].ty.scalar.bits() / 8) as usize);
         Some(
             (0..width.min(dst_bytes).max(1))
                 .map(|k| self.byte(sat, k as u8))

@@ -132,7 +132,9 @@ impl<C: ByteSources> Walk<'_, '_, C> {
     /// The bytes of operand `op` read by `at`.
     fn operand(&mut self, at: InstId, op: &Operand, width: usize, depth: u32) -> Vec<Lane<C::Source>> {
         match op {
-            Operand::Int(i) => (0..width).map(|k| Lane::Const(if k < 8 { (i.bits >> (8 * k)) as u8 } else { 0 })).collect(),
+            Operand::Int(i) => {
+                (0..width).map(|k| Lane::Const(if k < 8 { (i.bits >> (8 * k)) as u8 } else { 0 })).collect()
+            }
             Operand::Reg(r) => self.register(at, *r, width, depth),
             _ => Self::unknown(width),
         }

@@ -25,21 +25,21 @@
 #![warn(missing_docs)]
 
 mod bits;
+pub mod bytes;
 pub mod cache;
 pub mod cfg;
 pub mod defuse;
 pub mod dom;
 pub mod dot;
-pub mod bytes;
 pub mod prmt;
 pub mod values;
 
+pub use bytes::{ByteSources, Lane, RegisterBytes};
 pub use cache::{FunctionAnalyses, Keep};
 pub use cfg::{Block, BlockData, Cfg, CfgNode, EdgeKind, InstPos};
 pub use defuse::{DefSite, DefUse, DuNode, UsePos, UseSite};
 pub use dom::DomTree;
 pub use dot::{cfg_dot, defuse_dot};
-pub use bytes::{ByteSources, Lane, RegisterBytes};
 pub use values::Values;
 
 #[cfg(test)]
