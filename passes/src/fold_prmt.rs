@@ -99,6 +99,11 @@ fn compose(outer: &Lanes, sources: [(&Operand, Option<&InnerPrmt>); 2]) -> Optio
         let base = if *op == a { 0 } else { 4 };
         Lane { byte: base + byte, sign: *sign }
     });
+    // A merge that puts every byte back where it was is a copy (ptxas keeps
+    // an identity PRMT).
+    if prmt_lanes::is_identity_of_a(&lanes) {
+        return Some(Rewrite::Copy(a));
+    }
     Some(Rewrite::Prmt { a, b, selector: prmt_lanes::generic_selector(&lanes) })
 }
 

@@ -36,6 +36,7 @@ const RETURNS: &str = "\
 	mov.b32 %ret, %a;
 	mov.b32 %v.x, %a;
 	add.s32 %t2, %t1, 1;
+	frobnicate.b32 %t0, %a;
 	ret;
 }
 ";
@@ -45,13 +46,15 @@ fn dead_code_rule() {
     let (out, _, changed) = rewrite(RETURNS, |rw, ids| {
         // Candidates: every instruction. %t2 is unread, so its add goes,
         // and then %t1 is unread too; %ret is read by the caller; the
-        // partial write of %v reads the rest of %v; ret is not pure.
+        // partial write of %v reads the rest of %v; an unknown opcode may
+        // do anything; ret is not pure.
         assert_eq!(rw.erase_dead(ids.iter().copied()), 2);
     });
     assert!(changed);
     assert!(out.contains("mov.b32 %ret, %a;"), "{out}");
     assert!(out.contains("mov.b32 %v.x, %a;"), "{out}");
     assert!(!out.contains("%t1, 5") && !out.contains("add.s32"), "{out}");
+    assert!(out.contains("frobnicate.b32 %t0, %a;"), "{out}");
     assert!(out.contains("ret;"), "{out}");
 }
 

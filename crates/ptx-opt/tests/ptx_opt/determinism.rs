@@ -18,10 +18,17 @@ use ptx_opt::Options;
 
 /// Every registered pass that rewrites (the verifier only checks).
 fn rewriting_passes() -> Vec<&'static str> {
-    ptx_opt::passes().iter().map(|p| p.name).filter(|&n| n != "verify").collect()
+    let mut passes: Vec<&str> =
+        ptx_opt::passes().iter().map(|p| p.name).filter(|&n| n != "verify" && n != "dce").collect();
+    // Cleanup goes last, as in the -O pipelines: a pass that runs after dce
+    // may leave code dead (legalize-relaxed extends a loaded value nobody
+    // reads), which a second run's dce would then delete.
+    passes.push("dce");
+    passes
 }
 
-/// The pipelines checked: -O2, and every rewriting pass in registry order.
+/// The pipelines checked: -O2, and every rewriting pass in registry order,
+/// dce last.
 fn pipelines() -> Vec<(String, Options)> {
     let all = rewriting_passes();
     vec![("-O2".to_string(), Options::with_level(2)), (all.join(","), Options::with_passes(all))]
