@@ -36,7 +36,7 @@
 //! an intermediate sum read elsewhere, and registers redefined between the
 //! shuffle and the `dp4a`. The shuffle code left without readers is deleted.
 
-use ptx_analysis::bytes::{self, ByteSources, Lane, RegisterBytes};
+use ptx_analysis::bytes::{self, Lane, RegisterBytes};
 use ptx_analysis::Values;
 use ptx_ir::{Diagnostic, Function, Inst, InstId, Modifier, Opcode, Operand, RegId, Word};
 use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
@@ -50,28 +50,9 @@ const DP2A: Counter = Counter::new("dp2a-unshuffled", "dp2a reading whole source
 const CHAINS: Counter = Counter::new("chains-regrouped", "dp4a chains of two or more regrouped");
 const DEAD: Counter = Counter::new("dead-deleted", "shuffle instructions left without readers deleted");
 
-/// The byte analysis' client: registers valid at `at`, and the instructions
-/// the walk went through.
-struct Sources {
-    registers: RegisterBytes,
-    visited: Vec<InstId>,
-}
-
-impl ByteSources for Sources {
-    type Source = RegId;
-
-    fn opaque(&mut self, values: &Values<'_>, at: InstId, reg: RegId) -> Option<RegId> {
-        self.registers.opaque(values, at, reg)
-    }
-
-    fn visited(&mut self, def: InstId) {
-        self.visited.push(def);
-    }
-}
-
 /// The four bytes of `op` at `at`, in registers valid there.
 fn lanes(values: &Values, at: InstId, op: &Operand, visited: &mut Vec<InstId>) -> Vec<Lane<RegId>> {
-    let mut sources = Sources { registers: RegisterBytes { at }, visited: Vec::new() };
+    let mut sources = RegisterBytes::new(at);
     let lanes = bytes::operand_lanes(values, &mut sources, at, op, 4);
     visited.append(&mut sources.visited);
     lanes

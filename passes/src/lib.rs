@@ -9,6 +9,7 @@
 
 pub mod combine_cvt_pack;
 pub mod dce;
+pub mod fold_byte_gathers;
 pub mod fold_dot_shuffles;
 pub mod fold_prmt;
 pub mod legalize_relaxed;
@@ -21,6 +22,7 @@ use ptx_pass::{Pass, PassInfo, PerFunction};
 pub const REGISTRY: &[PassInfo] = &[
     PassInfo { name: "combine-cvt-pack", description: "combine saturating conversions packed together into cvt.pack.sat (PTX 6.5+, sm_72+)", create: || Box::new(PerFunction(combine_cvt_pack::CombineCvtPack)) },
     PassInfo { name: "dce", description: "delete pure instructions whose results nothing reads", create: || Box::new(PerFunction(dce::Dce)) },
+    PassInfo { name: "fold-byte-gathers", description: "a 32-bit value gathered byte by byte from one or two words (shifts, masks, or, bfi, prmt chains) becomes one prmt or a mov", create: || Box::new(PerFunction(fold_byte_gathers::FoldByteGathers)) },
     PassInfo { name: "fold-dot-shuffles", description: "dp4a/dp2a (and dp4a chains) read whole source words instead of byte shuffles of them", create: || Box::new(PerFunction(fold_dot_shuffles::FoldDotShuffles)) },
     PassInfo { name: "fold-prmt", description: "fold prmt whose selector is a known constant (to mov, a constant, one prmt, or a canonical selector)", create: || Box::new(PerFunction(fold_prmt::FoldPrmt)) },
     PassInfo { name: "legalize-relaxed", description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)", create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)) },
@@ -59,6 +61,8 @@ pub fn pipeline(level: u8) -> &'static [&'static str] {
             // Byte shuffles feeding dp4a/dp2a: read the source words directly
             // (before fold-prmt, which would only canonicalize the shuffles' prmts).
             "fold-dot-shuffles",
+            // Values gathered byte by byte from one or two words: one prmt.
+            "fold-byte-gathers",
             // Then fold the prmts that are left, and delete their dead selector movs.
             "fold-prmt",
             // Last: what the rewrites left without readers.

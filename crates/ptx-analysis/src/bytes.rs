@@ -101,10 +101,21 @@ pub fn result_lanes<C: ByteSources>(
 
 /// Sources are registers that hold the bytes just before a given
 /// instruction (the point of the query): a rewrite may read them there.
-#[derive(Clone, Copy, Debug)]
+/// The instructions the walk went through are kept (`visited`): once a
+/// rewrite reads the registers directly, they are candidates for deletion.
+#[derive(Clone, Debug)]
 pub struct RegisterBytes {
     /// The point the registers are valid at.
     pub at: InstId,
+    /// The instructions the walk reached.
+    pub visited: Vec<InstId>,
+}
+
+impl RegisterBytes {
+    /// Registers valid just before `at`.
+    pub fn new(at: InstId) -> RegisterBytes {
+        RegisterBytes { at, visited: Vec::new() }
+    }
 }
 
 impl ByteSources for RegisterBytes {
@@ -112,6 +123,10 @@ impl ByteSources for RegisterBytes {
 
     fn opaque(&mut self, values: &Values<'_>, at: InstId, reg: RegId) -> Option<RegId> {
         (at == self.at || values.unchanged_between(reg, at, self.at)).then_some(reg)
+    }
+
+    fn visited(&mut self, def: InstId) {
+        self.visited.push(def);
     }
 }
 

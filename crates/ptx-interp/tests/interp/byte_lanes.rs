@@ -115,7 +115,7 @@ fn byte_lanes_match_the_interpreter() {
         let analyses = FunctionAnalyses::new();
         let values = analyses.values(func);
         let st = func.inst_ids().find(|&id| func.insts[id].opcode == Opcode::St).unwrap();
-        let lanes = operand_lanes(&values, &mut RegisterBytes { at: st }, st, &func.insts[st].operands[1], width);
+        let lanes = operand_lanes(&values, &mut RegisterBytes::new(st), st, &func.insts[st].operands[1], width);
         let input_of = |reg: RegId| INPUTS.iter().find(|(name, ..)| func.reg_name(reg) == *name);
 
         // The interpreter, on random inputs.

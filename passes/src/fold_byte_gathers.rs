@@ -1,0 +1,159 @@
+//! `fold-byte-gathers`: a 32-bit value assembled byte by byte from one or
+//! two words becomes one `prmt` (or a `mov`, when it is a word rebuilt in
+//! its own order).
+//!
+//! Swapping RGBA to BGRA, swapping the bytes of each half-word or
+//! reassembling bytes a shuffle took apart is written with shifts, masks
+//! and `or`s (or `mov {lo,hi}` of 16-bit pieces, `bfi`, chains of `prmt`),
+//! and ptxas keeps most of them: NVRTC's RGBA-to-BGRA with shifts is 16 SASS
+//! instructions on sm_80, one `prmt` makes it 12. The byte analysis
+//! ([`ptx_analysis::bytes`]) says where each byte of the value comes from;
+//! when every byte is a byte of at most two 32-bit registers that hold it
+//! at this point, the sign of such a byte, or (with one register) a
+//! constant, `prmt.b32 d, x, y, SEL` computes it exactly (PTX ISA
+//! 9.7.9.7: a selector nibble picks one of the eight bytes of `{y, x}`,
+//! with its msb the byte's sign replicated; a constant goes in `y` as an
+//! immediate).
+//!
+//! The rewrite is kept only if it makes the function shorter: the
+//! instructions that computed the pieces must be left without readers and
+//! deleted; otherwise (a single mask or shift, pieces read elsewhere) it is
+//! undone. The `prmt` takes the replaced instruction's guard.
+
+use ptx_analysis::bytes::{self, Lane, RegisterBytes};
+use ptx_analysis::prmt;
+use ptx_analysis::Values;
+use ptx_ir::{Access, Diagnostic, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType};
+use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
+use rustc_hash::FxHashSet;
+
+/// The pass.
+pub struct FoldByteGathers;
+
+const GATHERS: Counter = Counter::new("gathers", "byte gathers made one prmt");
+const COPIES: Counter = Counter::new("copies", "bytes of a word rebuilt in order made a mov");
+const DEAD: Counter = Counter::new("dead-deleted", "pieces of the gathers left without readers deleted");
+
+/// One gather to rewrite.
+struct Plan {
+    root: InstId,
+    inst: Inst,
+    copy: bool,
+    visited: Vec<InstId>,
+}
+
+fn is_word(func: &Function, reg: RegId) -> bool {
+    let ty = func.regs[reg].ty;
+    ty.vector.is_none() && ty.scalar.bits() == 32 && ty.scalar.is_integer_like()
+}
+
+/// The instruction computing the value `root` writes as one `prmt` or `mov`.
+fn plan_for(values: &Values, root: InstId) -> Option<Plan> {
+    let func = values.function();
+    let inst = values.inst(root);
+    let dst = inst.operands.first()?.as_reg()?;
+    if !is_word(func, dst) {
+        return None;
+    }
+    let mut whole = false;
+    inst.for_each_reg_access(|i, r, a| whole |= i == 0 && r == dst && a == Access::Def);
+    if !whole {
+        return None;
+    }
+    let mut sources = RegisterBytes::new(root);
+    let lanes = bytes::result_lanes(values, &mut sources, root, 4);
+    let mut regs: Vec<RegId> = Vec::with_capacity(2);
+    let mut constants = [0u8; 4];
+    let mut has_constant = false;
+    let mut picks = [prmt::Lane { byte: 0, sign: false }; 4];
+    for (k, lane) in lanes.iter().enumerate() {
+        let (reg, byte, sign) = match *lane {
+            Lane::Byte(r, b) => (r, b, false),
+            Lane::Sign(r, b) => (r, b, true),
+            Lane::Const(c) => {
+                constants[k] = c;
+                has_constant = true;
+                // Byte k of the immediate, at position 4 + k of {y, x}.
+                picks[k] = prmt::Lane { byte: 4 + k as u8, sign: false };
+                continue;
+            }
+            Lane::Unknown => return None,
+        };
+        if byte >= 4 || !is_word(func, reg) {
+            return None;
+        }
+        let index = match regs.iter().position(|&r| r == reg) {
+            Some(i) => i,
+            None => {
+                regs.push(reg);
+                regs.len() - 1
+            }
+        };
+        picks[k] = prmt::Lane { byte: 4 * index as u8 + byte, sign };
+    }
+    if regs.is_empty() || regs.len() + usize::from(has_constant) > 2 {
+        return None;
+    }
+    let x = regs[0];
+    let copy = !has_constant && prmt::is_identity_of_a(&picks);
+    let new = if copy {
+        Inst::mov(ScalarType::B32, dst, x)
+    } else {
+        let y = match regs.get(1) {
+            Some(&y) => Operand::Reg(y),
+            None => Operand::imm(u64::from(u32::from_le_bytes(constants))),
+        };
+        Inst::prmt(dst, x, y, prmt::generic_selector(&picks))
+    };
+    // Nothing to gain where the instruction already is that.
+    let same = inst.opcode == new.opcode && inst.operands == new.operands && inst.modifiers == new.modifiers;
+    (!same).then_some(Plan { root, inst: new, copy, visited: sources.visited })
+}
+
+impl FunctionPass for FoldByteGathers {
+    fn name(&self) -> &'static str {
+        "fold-byte-gathers"
+    }
+
+    fn preserves(&self) -> Preserves {
+        Preserves::Cfg
+    }
+
+    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        let roots: Vec<InstId> = func
+            .inst_ids()
+            .filter(|&id| {
+                let inst = &func.insts[id];
+                matches!(inst.opcode, Opcode::Or | Opcode::Prmt | Opcode::Bfi | Opcode::Mov) && !inst.has_side_effects()
+            })
+            .collect();
+        if roots.is_empty() {
+            return Ok(false);
+        }
+        let values = cx.values(func);
+        let mut plans: Vec<Plan> = roots.iter().filter_map(|&r| plan_for(&values, r)).collect();
+        if plans.is_empty() {
+            return Ok(false);
+        }
+        // A root that is a piece of another gather is done with it.
+        let inner: FxHashSet<InstId> = plans.iter().flat_map(|p| p.visited.iter().copied()).collect();
+        plans.retain(|p| !inner.contains(&p.root));
+        let mut rw = Rewriter::new(func, cx);
+        for plan in plans {
+            let start = rw.checkpoint();
+            let span = rw.inst(plan.root).span;
+            rw.replace(plan.root, plan.inst);
+            let deleted = rw.erase_dead(plan.visited);
+            if rw.growth_since(&start) >= 0 {
+                // The pieces are read elsewhere: a prmt more, nothing less.
+                rw.rollback(start);
+                continue;
+            }
+            let (counter, what) = if plan.copy { (COPIES, "a copy") } else { (GATHERS, "one prmt") };
+            rw.count(counter, 1);
+            rw.count(DEAD, deleted as u64);
+            rw.remark(span, format!("byte gather made {what}"));
+        }
+        Ok(rw.finish())
+    }
+}
