@@ -475,6 +475,11 @@ pub struct FunctionSass {
     /// Every instruction slot in the function's `.text` section, padding included (on `sm_70`
     /// and newer, the section size divided by 16).
     pub slots: usize,
+    /// [`instructions`](Self::instructions) less the `NOP`s among them: ptxas also places
+    /// `NOP`s inside a function (to align a loop head or a call target, or to fill a scheduling
+    /// slot), and they come and go with unrelated changes. The figure to compare when asking
+    /// whether a rewrite made the code shorter.
+    pub non_nop: usize,
 }
 
 /// SASS instruction counts of a cubin, per function, in the order nvdisasm prints them.
@@ -495,12 +500,24 @@ impl SassCounts {
         self.functions.iter().map(|f| f.slots).sum()
     }
 
+    /// Total non-`NOP` instructions over all functions (see [`FunctionSass::non_nop`]).
+    pub fn total_non_nop(&self) -> usize {
+        self.functions.iter().map(|f| f.non_nop).sum()
+    }
+
     /// Counts instructions in `nvdisasm` text output (as produced by
     /// [`Toolchain::disassemble`]: plain `nvdisasm`, with or without `-c`).
     pub fn parse(disasm: &str) -> SassCounts {
         struct Insn {
             text: String,
             label_before: Option<String>,
+        }
+        // `NOP ;`, `NOP;`, `@P0 NOP ;`: the opcode is the first word after an optional guard.
+        fn is_nop(text: &str) -> bool {
+            let mut words = text.split(|c: char| c.is_whitespace() || c == ';').filter(|w| !w.is_empty());
+            let first = words.next().unwrap_or("");
+            let opcode = if first.starts_with('@') { words.next().unwrap_or("") } else { first };
+            opcode == "NOP"
         }
         fn finish(out: &mut Vec<FunctionSass>, name: String, insns: Vec<Insn>) {
             let slots = insns.len();
@@ -516,7 +533,8 @@ impl SassCounts {
                     }
                 }
             }
-            out.push(FunctionSass { name, instructions: n, slots });
+            let non_nop = insns[..n].iter().filter(|i| !is_nop(&i.text)).count();
+            out.push(FunctionSass { name, instructions: n, slots, non_nop });
         }
 
         let mut functions = Vec::new();
@@ -724,8 +742,46 @@ f:
         /*0000*/ 	.byte	0x04, 0x2f
 "#;
         let c = SassCounts::parse(text);
-        assert_eq!(c.functions, vec![FunctionSass { name: "f".into(), instructions: 4, slots: 7 }]);
+        assert_eq!(c.functions, vec![FunctionSass { name: "f".into(), instructions: 4, slots: 7, non_nop: 4 }]);
         assert_eq!(c.total(), 4);
         assert_eq!(c.total_slots(), 7);
+        assert_eq!(c.total_non_nop(), 4);
+    }
+
+    #[test]
+    fn sass_non_nop() {
+        // NOPs inside the function (a loop head aligned, a guarded one) count as instructions
+        // but not as non-NOP ones; the padding after the last EXIT counts as neither. Two
+        // sections, each counted on its own.
+        let text = r#"
+	.section	.text.g,"ax",@progbits
+g:
+        /*0000*/                   IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28] ;
+        /*0010*/                   NOP;
+        /*0020*/                   NOP ;
+.L_x_0:
+        /*0030*/                   IADD3 R0, R0, 0x1, RZ ;
+        /*0040*/               @P0 NOP ;
+        /*0050*/              @!P0 BRA `(.L_x_0) ;
+        /*0060*/                   NOPE.X R0 ;
+        /*0070*/                   EXIT ;
+.L_x_1:
+        /*0080*/                   BRA `(.L_x_1);
+        /*0090*/                   NOP;
+	.section	.text.h,"ax",@progbits
+h:
+        /*0000*/                   NOP;
+        /*0010*/                   EXIT ;
+        /*0020*/                   NOP;
+"#;
+        let c = SassCounts::parse(text);
+        assert_eq!(
+            c.functions,
+            vec![
+                FunctionSass { name: "g".into(), instructions: 8, slots: 10, non_nop: 5 },
+                FunctionSass { name: "h".into(), instructions: 2, slots: 3, non_nop: 1 },
+            ]
+        );
+        assert_eq!((c.total(), c.total_slots(), c.total_non_nop()), (10, 13, 6));
     }
 }
