@@ -15,10 +15,11 @@
 //! with its msb the byte's sign replicated; a constant goes in `y` as an
 //! immediate).
 //!
-//! The rewrite is kept only if it makes the function shorter: the
-//! instructions that computed the pieces must be left without readers and
-//! deleted; otherwise (a single mask or shift, pieces read elsewhere) it is
-//! undone. The `prmt` takes the replaced instruction's guard.
+//! The rewrite is kept only if it makes the function shorter by two or
+//! more: the instructions that computed the pieces must be left without
+//! readers and deleted; otherwise (a single mask or shift, pieces read
+//! elsewhere, a lone `shl` + `or` that ptxas already makes one instruction)
+//! it is undone. The `prmt` takes the replaced instruction's guard.
 
 use ptx_analysis::bytes::{self, Lane, RegisterBytes};
 use ptx_analysis::prmt;
@@ -120,11 +121,20 @@ impl FunctionPass for FoldByteGathers {
     }
 
     fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        // Where gathers end: an `or`, `bfi` or `prmt` of 32 bits, or a `mov`
+        // of pieces. (A plain `mov` or a lone mask gathers nothing.) Most
+        // functions have none, and then no analysis is built.
         let roots: Vec<InstId> = func
             .inst_ids()
             .filter(|&id| {
                 let inst = &func.insts[id];
-                matches!(inst.opcode, Opcode::Or | Opcode::Prmt | Opcode::Bfi | Opcode::Mov) && !inst.has_side_effects()
+                let word = inst.first_type().is_some_and(|t| t.bits() == 32 && t.is_integer_like());
+                let gathers = match inst.opcode {
+                    Opcode::Or | Opcode::Bfi | Opcode::Prmt => word,
+                    Opcode::Mov => matches!(inst.operands.get(1), Some(Operand::Vector(_))),
+                    _ => false,
+                };
+                gathers && !inst.has_side_effects()
             })
             .collect();
         if roots.is_empty() {
@@ -144,8 +154,11 @@ impl FunctionPass for FoldByteGathers {
             let span = rw.inst(plan.root).span;
             rw.replace(plan.root, plan.inst);
             let deleted = rw.erase_dead(plan.visited);
-            if rw.growth_since(&start) >= 0 {
-                // The pieces are read elsewhere: a prmt more, nothing less.
+            if rw.growth_since(&start) > -2 {
+                // Pieces read elsewhere: a prmt more, nothing less. And a
+                // gather of two instructions (a shift and an or) is one
+                // SASS instruction to ptxas already, which schedules it
+                // better than a PRMT (two Triton sm_90a matmuls got longer).
                 rw.rollback(start);
                 continue;
             }

@@ -28,7 +28,7 @@
 
 use crate::{Counter, FunctionContext};
 use ptx_ir::{Access, Arena, BodyEdits, FreshRegs, Function, Inst, InstId, RegId, ScalarType, Span, StateSpace};
-use rustc_hash::{FxHashMap, FxHashSet};
+
 use std::collections::VecDeque;
 
 /// Changes one function; see the [module documentation](self).
@@ -194,38 +194,50 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
         for reg in reg_return_registers(self.func) {
             readers[reg.index()] += 1;
         }
-        let in_body: FxHashSet<InstId> = live.into_iter().collect();
-        let mut order: Vec<InstId> = candidates.into_iter().filter(|c| in_body.contains(c)).collect();
+        let mut in_body = vec![false; self.func.insts.len()];
+        for id in live {
+            in_body[id.index()] = true;
+        }
+        let is_dead = |func: &Function, readers: &[u32], id: InstId| {
+            let mut dead = true;
+            func.insts[id].for_each_reg_access(|_, r, access| dead &= access == Access::Use || readers[r.index()] == 0);
+            dead && !func.insts[id].has_side_effects()
+        };
+        let mut order: Vec<InstId> = candidates.into_iter().filter(|c| in_body[c.index()]).collect();
+        // Usually nothing is dead: then that is all (no worklist to build).
+        if !order.iter().any(|&id| is_dead(self.func, &readers, id)) {
+            return 0;
+        }
         order.sort_unstable();
         order.dedup();
         order.retain(|&id| !self.func.insts[id].has_side_effects());
-        // Which candidates write each register: when the last reader of a
-        // register goes, they are looked at again (a worklist, so a long
-        // dead chain costs its length, not its length squared).
-        let mut writers: FxHashMap<RegId, Vec<InstId>> = FxHashMap::default();
+        // Which candidates write each register, sorted by register: when the
+        // last reader of a register goes, they are looked at again (a
+        // worklist, so a long dead chain costs its length, not its length
+        // squared).
+        let mut writers: Vec<(u32, InstId)> = Vec::with_capacity(order.len());
         for &id in &order {
             self.func.insts[id].for_each_reg_access(|_, r, access| {
                 if access != Access::Use {
-                    writers.entry(r).or_default().push(id);
+                    writers.push((r.as_u32(), id));
                 }
             });
         }
+        writers.sort_unstable();
         let mut work: VecDeque<InstId> = order.into_iter().collect();
         let mut erased = 0;
+        let mut freed = Vec::new();
         while let Some(id) = work.pop_front() {
             if !self.is_live(id) {
                 continue;
             }
-            let mut dead = true;
-            self.func.insts[id]
-                .for_each_reg_access(|_, r, access| dead &= access == Access::Use || readers[r.index()] == 0);
-            if !dead {
+            if !is_dead(self.func, &readers, id) {
                 continue;
             }
-            let mut freed = Vec::new();
+            freed.clear();
             count_reads(self.func, id, &mut readers, -1);
             let inst = &self.func.insts[id];
-            inst.guard.iter().for_each(|g| freed.push(g.reg));
+            freed.extend(inst.guard.map(|g| g.reg));
             inst.for_each_reg_access(|_, r, access| {
                 if access != Access::Def {
                     freed.push(r);
@@ -233,9 +245,11 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
             });
             self.erase(id);
             erased += 1;
-            for r in freed {
+            for &r in &freed {
                 if readers[r.index()] == 0 {
-                    work.extend(writers.get(&r).into_iter().flatten().copied());
+                    let reg = r.as_u32();
+                    let from = writers.partition_point(|&(w, _)| w < reg);
+                    work.extend(writers[from..].iter().take_while(|&&(w, _)| w == reg).map(|&(_, i)| i));
                 }
             }
         }
