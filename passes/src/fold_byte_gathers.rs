@@ -111,6 +111,27 @@ fn plan_for(values: &Values, root: InstId) -> Option<Plan> {
     (!same).then_some(Plan { root, inst: new, copy, visited: sources.visited })
 }
 
+/// Whether `func` cuts bytes out of words anywhere (a byte-aligned shift,
+/// a byte mask, a `prmt`, a `bfi`, a narrowing `cvt`, a `mov` into a vector
+/// of halves): without pieces there is no gather, and no def-use analysis
+/// is built for the function.
+fn has_byte_pieces(func: &Function) -> bool {
+    func.inst_ids().any(|id| {
+        let inst = &func.insts[id];
+        let imm = inst.operands.get(2).and_then(Operand::as_int);
+        match inst.opcode {
+            Opcode::Shl | Opcode::Shr => imm.is_some_and(|k| k % 8 == 0 && k > 0),
+            Opcode::And => imm.is_some_and(|m| (0..4).all(|k| matches!((m >> (8 * k)) & 0xff, 0 | 0xff))),
+            Opcode::Prmt | Opcode::Bfi => true,
+            Opcode::Mov => matches!(inst.operands.first(), Some(Operand::Vector(_))),
+            Opcode::Cvt => {
+                inst.as_cvt().is_some_and(|c| c.dst_ty.bits() < c.src_ty.bits() && c.dst_ty.is_integer_like())
+            }
+            _ => false,
+        }
+    })
+}
+
 impl FunctionPass for FoldByteGathers {
     fn name(&self) -> &'static str {
         "fold-byte-gathers"
@@ -137,7 +158,7 @@ impl FunctionPass for FoldByteGathers {
                 gathers && !inst.has_side_effects()
             })
             .collect();
-        if roots.is_empty() {
+        if roots.is_empty() || !has_byte_pieces(func) {
             return Ok(false);
         }
         let values = cx.values(func);
