@@ -69,7 +69,17 @@ impl Pass for VerifyModule {
     }
 
     fn run(&self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        run_function_pass(&Verify::for_module(module), module, cx)
+        let verify = Verify::for_module(module);
+        let module_errors = verify.check_module(module);
+        let function_errors = match run_function_pass(&verify, module, cx) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors,
+        };
+        if module_errors.is_empty() && function_errors.is_empty() {
+            Ok(false)
+        } else {
+            Err(module_errors.into_iter().chain(function_errors).collect())
+        }
     }
 }
 
@@ -92,6 +102,13 @@ impl Verify {
         let module_names = variables.chain(functions).filter(|n| n.starts_with('%')).map(String::from).collect();
         Verify { module_names }
     }
+
+    /// Checks what lies outside function bodies: the module header and the
+    /// module-scope declarations. Every error found, in source order.
+    /// (Function bodies are [`verify_function`]'s.)
+    pub fn check_module(&self, _module: &Module) -> Vec<Diagnostic> {
+        Vec::new()
+    }
 }
 
 impl FunctionPass for Verify {
@@ -104,7 +121,7 @@ impl FunctionPass for Verify {
     }
 
     fn run_on_function(&self, func: &mut Function, _cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        let errors = verify_function(func, &self.module_names);
+        let errors = verify_function(func, self);
         if errors.is_empty() {
             Ok(false)
         } else {
@@ -119,9 +136,10 @@ pub fn create() -> Box<dyn Pass> {
 }
 
 /// Checks one function; returns every error found, in body order.
-/// `module_names` are the module-level names starting with `%` that the
-/// function may refer to (see [`Verify::for_module`]).
-pub fn verify_function(func: &Function, module_names: &[String]) -> Vec<Diagnostic> {
+/// `module` is what the function may rely on from its module (see
+/// [`Verify::for_module`]).
+pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
+    let module_names = module.module_names.as_slice();
     let mut v = Verifier { func, module_names, errors: Vec::new(), placed: vec![false; func.labels.len()] };
     let body = func.body().unwrap_or(&[]);
     // Where each label is placed: a branch to a label that is not (a pass
