@@ -34,8 +34,8 @@
 
 /**
  * What to run. Create with `ptx_opt_options_create`, free with
- * `ptx_opt_options_destroy`. The default runs no pass (the output is the
- * input, byte for byte).
+ * `ptx_opt_options_destroy`. The default runs no pass and verifies the
+ * input (the output is the input, byte for byte, if it is valid).
  */
 typedef struct PtxOptOptions PtxOptOptions;
 
@@ -92,6 +92,18 @@ int ptx_opt_options_set_passes(PtxOptOptions *options, const char *passes);
  * during the call.
  */
 int ptx_opt_options_set_level(PtxOptOptions *options, int level);
+
+/**
+ * Whether the input is verified before anything else (default: true; an
+ * invalid input is then `PTX_OPT_ERROR_INPUT` with the verifier's
+ * diagnostics, with or without passes). False leaves only what the parser
+ * rejects. Returns `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE` for NULL.
+ *
+ * # Safety
+ * `options` is NULL or a live options object not used by another thread
+ * during the call.
+ */
+int ptx_opt_options_set_verify(PtxOptOptions *options, bool verify);
 
 /**
  * Runs the verifier on the input before the first pass (invalid input is

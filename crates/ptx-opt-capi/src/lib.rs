@@ -37,11 +37,12 @@ pub const PTX_OPT_ERROR_USAGE: c_int = 2;
 pub const PTX_OPT_ERROR_INTERNAL: c_int = 3;
 
 /// What to run. Create with `ptx_opt_options_create`, free with
-/// `ptx_opt_options_destroy`. The default runs no pass (the output is the
-/// input, byte for byte).
+/// `ptx_opt_options_destroy`. The default runs no pass and verifies the
+/// input (the output is the input, byte for byte, if it is valid).
 #[derive(Clone, Debug)]
 pub struct PtxOptOptions {
     passes: Vec<String>,
+    verify: bool,
     verify_each: bool,
     threads: Option<usize>,
     source_name: String,
@@ -49,7 +50,13 @@ pub struct PtxOptOptions {
 
 impl Default for PtxOptOptions {
     fn default() -> Self {
-        PtxOptOptions { passes: Vec::new(), verify_each: false, threads: None, source_name: "<input>".into() }
+        PtxOptOptions {
+            passes: Vec::new(),
+            verify: true,
+            verify_each: false,
+            threads: None,
+            source_name: "<input>".into(),
+        }
     }
 }
 
@@ -162,6 +169,25 @@ pub unsafe extern "C" fn ptx_opt_options_set_level(options: *mut PtxOptOptions, 
         };
         options.passes = facade::pipeline(level).iter().map(|s| s.to_string()).collect();
         PTX_OPT_OK
+    })
+}
+
+/// Whether the input is verified before anything else (default: true; an
+/// invalid input is then `PTX_OPT_ERROR_INPUT` with the verifier's
+/// diagnostics, with or without passes). False leaves only what the parser
+/// rejects. Returns `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE` for NULL.
+///
+/// # Safety
+/// `options` is NULL or a live options object not used by another thread
+/// during the call.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_options_set_verify(options: *mut PtxOptOptions, verify: bool) -> c_int {
+    guard(PTX_OPT_ERROR_INTERNAL, || match options.as_mut() {
+        Some(options) => {
+            options.verify = verify;
+            PTX_OPT_OK
+        }
+        None => PTX_OPT_ERROR_USAGE,
     })
 }
 
@@ -289,6 +315,7 @@ fn run(options: &PtxOptOptions, input: &[u8]) -> PtxOptResult {
         }
     };
     let facade_options = facade::Options {
+        skip_verify: !options.verify,
         verify_each: options.verify_each,
         threads: options.threads,
         ..facade::Options::with_passes(options.passes.iter().cloned())

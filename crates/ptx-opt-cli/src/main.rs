@@ -51,6 +51,11 @@ struct Cli {
     #[arg(long)]
     verify_each: bool,
 
+    /// Do not verify the input (by default every run does, with or without passes;
+    /// invalid input is exit 1). Only what the parser rejects is then an error.
+    #[arg(long, conflicts_with = "verify_each")]
+    no_verify: bool,
+
     /// Print the module to standard error after the named pass (repeatable).
     #[arg(long, value_name = "NAME")]
     print_after: Vec<String>,
@@ -171,6 +176,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
 
     let options = ptx_opt::Options {
         passes: std::mem::take(&mut passes).into_iter().map(ptx_opt::PassSpec::from).collect(),
+        skip_verify: cli.no_verify,
         verify_each: cli.verify_each,
         print_after: cli.print_after.clone(),
         print_after_all: cli.print_after_all,

@@ -189,6 +189,12 @@ impl Pass for SharedPass {
 pub struct Options {
     /// The passes, in order (empty: parse and print only).
     pub passes: Vec<PassSpec>,
+    /// Do not verify the input. By default every run, with passes or
+    /// without, checks its input with the verifier before anything else
+    /// ([`ErrorKind::InvalidInput`] if it is invalid), as `opt` and
+    /// `wasm-opt` do; this skips that check (`--no-verify`), leaving only
+    /// what the parser rejects.
+    pub skip_verify: bool,
     /// Verify the input before the first pass ([`ErrorKind::InvalidInput`]
     /// if it is invalid) and the IR after each pass, naming the pass that
     /// broke it ([`ErrorKind::BrokeIr`]).
@@ -310,8 +316,9 @@ pub enum ErrorKind {
     Pass(String),
     /// The verifier rejected the output of this pass: a bug in the pass.
     BrokeIr(String),
-    /// With [`Options::verify_each`], the verifier rejected the input before
-    /// the first pass ran (the diagnostics are those of the `verify` pass).
+    /// The verifier rejected the input before the first pass ran (the
+    /// diagnostics are those of the `verify` pass); see
+    /// [`Options::skip_verify`].
     InvalidInput,
     /// The thread pool could not be created.
     Threads(String),
@@ -355,7 +362,7 @@ impl std::fmt::Display for Error {
             ErrorKind::UnknownPass(p) => write!(f, "unknown pass '{p}'")?,
             ErrorKind::Pass(p) => write!(f, "pass '{p}' failed")?,
             ErrorKind::BrokeIr(p) => write!(f, "pass '{p}' produced invalid PTX")?,
-            ErrorKind::InvalidInput => write!(f, "invalid input (rejected by the verifier before the first pass)")?,
+            ErrorKind::InvalidInput => write!(f, "invalid input (rejected by the verifier)")?,
             ErrorKind::Threads(e) => write!(f, "cannot create thread pool: {e}")?,
         }
         if let Some(d) = self.diagnostics.first() {
@@ -403,6 +410,7 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
         passes,
         ptx_passes::verifier(),
         ptx_pass::PassManagerOptions {
+            verify_input: !options.skip_verify,
             verify_each: options.verify_each,
             print_after: options.print_after.clone(),
             print_after_all: options.print_after_all,
@@ -457,23 +465,26 @@ fn in_thread_pool<T: Send>(options: &Options, run: impl FnOnce() -> Result<T, Er
 /// creating tens of thousands of threads takes minutes.
 pub const MAX_THREADS: usize = 256;
 
-/// Parses, runs the passes, prints.
+/// Verifies the input, runs the passes, prints.
 ///
-/// With no pass (and no `reformat`) the output is the input, byte for byte
-/// (an unchanged module prints as its source), so the input is only
-/// checked ([`ptx_parse::validate`]: the same diagnostics as [`parse`]) and
-/// no module is kept: a build step or a JIT that runs ptx-opt with nothing
-/// to do pays for the check alone, in memory bounded by the largest function.
+/// The input is verified first (unless [`Options::skip_verify`]): an invalid
+/// input is [`ErrorKind::InvalidInput`] with the verifier's diagnostics,
+/// whatever the passes. With no pass (and no `reformat`) the output is the
+/// input, byte for byte (an unchanged module prints as its source). With no
+/// pass and `skip_verify`, the input is only parsed
+/// ([`ptx_parse::validate`]: the same diagnostics as [`parse`]) and no IR is
+/// kept.
 ///
 /// A pipeline of passes that work one function at a time (all but
-/// `verify`), without `verify_each`, `print_after` or `reformat`, is
-/// streamed: the module is parsed, optimized and printed in batches of about
+/// `verify`; no pass at all included), without `verify_each`,
+/// `print_after` or `reformat`, is streamed: the module is parsed, verified,
+/// optimized and printed in batches of about
 /// [`STREAM_BATCH_BYTES`] of source, so memory stays bounded by a batch
 /// instead of the whole module. The output, counters and remarks are those
 /// of the whole-module run; whenever anything goes wrong (a parse error, a
 /// pass error) the whole module is run instead, which gives the diagnostics.
 pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
-    if options.passes.is_empty() && !options.reformat {
+    if parse_check_only(options) {
         return check_only(source, options);
     }
     optimize_shared(Arc::from(source), options)
@@ -482,13 +493,19 @@ pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
 /// [`optimize`] of a source the caller hands over, which the module then
 /// shares instead of copying (one copy of the input less in memory).
 pub fn optimize_shared(source: Arc<str>, options: &Options) -> Result<Output, Error> {
-    if options.passes.is_empty() && !options.reformat {
+    if parse_check_only(options) {
         return check_only(&source, options);
     }
     if let Some(output) = stream(&source, options, STREAM_BATCH_BYTES)? {
         return Ok(output);
     }
     whole(source, options)
+}
+
+/// Nothing to do but to see that the input parses: no pass, no
+/// verification, no reformatting.
+fn parse_check_only(options: &Options) -> bool {
+    options.passes.is_empty() && !options.reformat && options.skip_verify && !options.verify_each
 }
 
 /// [`optimize`] with nothing to do: the output is the input once it is
@@ -513,11 +530,8 @@ pub fn optimize_in_batches(source: &str, options: &Options, batch_bytes: usize) 
 }
 
 fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Option<Output>, Error> {
-    let whole_module_needed = options.reformat
-        || options.verify_each
-        || options.print_after_all
-        || !options.print_after.is_empty()
-        || options.passes.is_empty();
+    let whole_module_needed =
+        options.reformat || options.verify_each || options.print_after_all || !options.print_after.is_empty();
     if whole_module_needed {
         return Ok(None);
     }
@@ -525,7 +539,13 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
     if !passes.iter().all(|p| p.function_local()) {
         return Ok(None);
     }
-    let manager = ptx_pass::PassManager::new(passes, None, ptx_pass::PassManagerOptions::default());
+    // Each batch is verified before its passes run: a batch keeps the
+    // header, and the verifier's other checks are of one function at a time.
+    let manager = ptx_pass::PassManager::new(
+        passes,
+        ptx_passes::verifier(),
+        ptx_pass::PassManagerOptions { verify_input: !options.skip_verify, ..Default::default() },
+    );
     in_thread_pool(options, || {
         let mut ptx = String::with_capacity(source.len() + (1 << 12));
         let mut run = PassRun::default();

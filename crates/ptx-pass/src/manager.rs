@@ -7,9 +7,12 @@ use std::time::{Duration, Instant};
 /// Switches users of `opt` / `wasm-opt` expect.
 #[derive(Clone, Debug, Default)]
 pub struct PassManagerOptions {
-    /// Run the verifier on the input before the first pass (an invalid input
-    /// is reported as such, blaming no pass) and after every pass, naming the
-    /// pass that broke the IR.
+    /// Run the verifier on the input before the first pass, even when there
+    /// is no pass: an invalid input is reported as such, blaming no pass
+    /// (`opt` and `wasm-opt` validate their input by default too).
+    pub verify_input: bool,
+    /// Run the verifier on the input, and after every pass, naming the pass
+    /// that broke the IR.
     pub verify_each: bool,
     /// Print the module after the passes with these names.
     pub print_after: Vec<String>,
@@ -84,8 +87,8 @@ pub enum PipelineErrorKind {
     /// With `verify_each`, the verifier rejected the IR this pass produced
     /// (a bug in that pass).
     BrokeIr(&'static str),
-    /// With `verify_each`, the verifier rejected the input, before the first
-    /// pass ran: no pass is to blame.
+    /// The verifier rejected the input, before the first pass ran: no pass
+    /// is to blame.
     InvalidInput,
 }
 
@@ -104,15 +107,15 @@ impl PassManager {
 
     /// Runs every pass on `module`.
     ///
-    /// With `verify_each` (and a verifier), the input is verified first, so
-    /// that invalid input is reported as [`PipelineErrorKind::InvalidInput`]
-    /// (with the verifier's diagnostics, as `--passes=verify` gives them)
-    /// instead of being blamed on the first pass. With no pass to run, there
-    /// is nothing to blame and nothing is verified.
+    /// With `verify_input` or `verify_each` (and a verifier), the input is
+    /// verified first, pass or no pass, so that invalid input is reported as
+    /// [`PipelineErrorKind::InvalidInput`] (with the verifier's diagnostics,
+    /// as `--passes=verify` gives them) instead of being blamed on the first
+    /// pass.
     pub fn run(&self, module: &mut Module) -> Result<PassRun, PipelineError> {
         let mut run = PassRun::default();
         let mut analyses = Analyses::default();
-        if self.options.verify_each && !self.passes.is_empty() {
+        if self.options.verify_input || self.options.verify_each {
             if let Some(verifier) = &self.verifier {
                 // The verifier only reads: what it computes stays valid for the first pass.
                 let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };

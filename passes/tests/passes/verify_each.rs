@@ -104,8 +104,10 @@ fn verify_each_reports_invalid_input_as_such() {
     assert_eq!(error.kind, PipelineErrorKind::InvalidInput);
     assert_eq!(error.diagnostics, verify.diagnostics);
 
-    // Without verify-each nothing checks the input; with no pass there is
-    // nothing to verify before (as `ptx_opt::optimize` with no pass).
+    // Without verify-each (nor verify_input) nothing checks the input; with
+    // it, an empty pipeline still verifies its input (`--verify-each` at -O0).
     assert!(run_on(&invalid, vec![(ptx_passes::lookup("fold-prmt").unwrap().create)()], false).is_ok());
-    assert!(run_on(&invalid, Vec::new(), true).is_ok());
+    let error = run_on(&invalid, Vec::new(), true).expect_err("-O0 --verify-each checks the input");
+    assert_eq!(error.kind, PipelineErrorKind::InvalidInput);
+    assert_eq!(error.diagnostics, verify.diagnostics);
 }

@@ -97,6 +97,7 @@ static void null_handling(void) {
     CHECK(ptx_opt_options_set_passes(NULL, "legalize-relaxed") == PTX_OPT_ERROR_USAGE);
     CHECK(ptx_opt_options_set_level(NULL, 1) == PTX_OPT_ERROR_USAGE);
     CHECK(ptx_opt_options_set_verify_each(NULL, true) == PTX_OPT_ERROR_USAGE);
+    CHECK(ptx_opt_options_set_verify(NULL, false) == PTX_OPT_ERROR_USAGE);
     CHECK(ptx_opt_options_set_threads(NULL, 2) == PTX_OPT_ERROR_USAGE);
     CHECK(ptx_opt_options_set_source_name(NULL, "x") == PTX_OPT_ERROR_USAGE);
     CHECK(ptx_opt_run(NULL, "", 0, NULL) == PTX_OPT_ERROR_USAGE);
@@ -140,6 +141,7 @@ static void setters(void) {
     CHECK(ptx_opt_options_set_level(options, 3) == PTX_OPT_ERROR_USAGE);
     CHECK(ptx_opt_options_set_level(options, -1) == PTX_OPT_ERROR_USAGE);
     CHECK(ptx_opt_options_set_verify_each(options, true) == PTX_OPT_OK);
+    CHECK(ptx_opt_options_set_verify(options, false) == PTX_OPT_OK);
     CHECK(ptx_opt_options_set_threads(options, 0) == PTX_OPT_OK);
     CHECK(ptx_opt_options_set_threads(options, 3) == PTX_OPT_OK);
     CHECK(ptx_opt_options_set_source_name(options, "k.ptx") == PTX_OPT_OK);
@@ -187,6 +189,32 @@ static void valid_input(const char *ptx, size_t len) {
     ptx_opt_result_free(result);
     ptx_opt_options_destroy(options);
     free(bad);
+}
+
+/* Parses, but the verifier (and ptxas) reject it: a .b64 register as the
+ * destination of a 32-bit add, on line 7. */
+static const char REJECTED[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n"
+    "\t.reg .b32 %r<3>;\n\tadd.u32 %rd1, %r1, %r2;\n\tret;\n}\n";
+
+static void input_verified_by_default(void) {
+    size_t len = strlen(REJECTED);
+    /* The default options, and NULL options, verify: no pass is needed. */
+    PtxOptOptions *options = ptx_opt_options_create();
+    PtxOptResult *result = NULL;
+    CHECK(ptx_opt_run(options, REJECTED, len, &result) == PTX_OPT_ERROR_INPUT);
+    CHECK(ptx_opt_result_diagnostic_count(result) >= 1);
+    CHECK(ptx_opt_result_diagnostic_line(result, 0) == 7);
+    ptx_opt_result_free(result);
+    int status = -1;
+    char *out = optimize(NULL, REJECTED, len, &status);
+    CHECK(status == PTX_OPT_ERROR_INPUT && out == NULL);
+    /* Verification off: only the parser checks, and the input comes back. */
+    CHECK(ptx_opt_options_set_verify(options, false) == PTX_OPT_OK);
+    out = optimize(options, REJECTED, len, &status);
+    CHECK(status == PTX_OPT_OK && out != NULL && strcmp(out, REJECTED) == 0);
+    free(out);
+    ptx_opt_options_destroy(options);
 }
 
 static void broken_input(const char *ptx, size_t len) {
@@ -262,6 +290,7 @@ int main(int argc, char **argv) {
     setters();
     valid_input(valid, valid_len);
     broken_input(broken, broken_len);
+    input_verified_by_default();
     threads(valid, valid_len);
     free(valid);
     free(broken);

@@ -201,6 +201,34 @@ fn errors_never_create_or_touch_the_output_file() {
     }
 }
 
+/// Every run verifies its input, as `opt` and `wasm-opt` do: with no pass,
+/// at each level, streamed or not, the rejected input is exit 1 with the
+/// located error `--passes=verify` gives, and no output file. `--no-verify`
+/// leaves only the parser's checks (the input then goes through unchanged).
+#[test]
+fn input_is_verified_by_default_and_no_verify_skips_it() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    std::fs::write(dir.path().join("rejected.ptx"), REJECTED_BY_VERIFY).expect("writable scratch directory");
+    let verify = ptx_opt(dir.path(), &["rejected.ptx", "--passes=verify"], b"");
+    let expected = stderr_of(&verify);
+    assert!(expected.starts_with("rejected.ptx:10:2: error: add.u32: "), "{expected}");
+    for args in [&[][..], &["-O0"], &["-O1"], &["-O2"], &["--passes=fold-prmt"], &["--reformat"], &["--emit=cfg-dot"]] {
+        let mut all = vec!["rejected.ptx", "-o", "out.ptx"];
+        all.extend(args);
+        let output = ptx_opt(dir.path(), &all, b"");
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {}", stderr_of(&output));
+        assert_eq!(stderr_of(&output), expected, "{args:?}: the verifier's located errors");
+        assert!(!dir.path().join("out.ptx").exists(), "{args:?}: no output file");
+    }
+    let output = ptx_opt(dir.path(), &["rejected.ptx", "--no-verify"], b"");
+    assert_eq!(output.status.code(), Some(0), "--no-verify: {}", stderr_of(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), REJECTED_BY_VERIFY, "--no-verify, no pass: unchanged");
+    // (-O2's dce deletes the add whose result nothing reads.)
+    let output = ptx_opt(dir.path(), &["rejected.ptx", "--no-verify", "-O2"], b"");
+    assert_eq!(output.status.code(), Some(0), "--no-verify -O2: {}", stderr_of(&output));
+    check(&["--no-verify", "--verify-each", "x.ptx"], 2, &[], "cannot be used with");
+}
+
 /// Regression: with `--verify-each`, input the verifier rejects was blamed
 /// on the first pass (`... (after pass 'legalize-relaxed', which produced
 /// invalid PTX)`). It is reported as `--passes=verify` reports it: the same

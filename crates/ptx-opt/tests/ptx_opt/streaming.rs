@@ -110,3 +110,28 @@ fn testdata_streams_like_the_whole_module() {
     }
     assert!(failures.is_empty(), "{} runs differ:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Every run verifies its input, batch by batch when it streams (no pass
+/// at all streams too): a type error in the last function of the largest
+/// file stops the stream, and `optimize` reports what the whole-module run
+/// reports, with or without passes; `skip_verify` lets it through.
+#[test]
+fn a_late_verify_error_is_reported_as_by_the_whole_run() {
+    let file = corpus::files().iter().max_by_key(|f| f.source.len()).unwrap();
+    assert!(ptx_opt::optimize_in_batches(&file.source, &Options::default(), 1).unwrap().is_some(), "no pass streams");
+    let at = file.source.rfind("\tret;").expect("the largest file returns");
+    let broken =
+        format!("{}\t.reg .f64 %fd_bad;\n\tadd.s32 %fd_bad, 1, 2;\n{}", &file.source[..at], &file.source[at..]);
+    let line = broken[..at].lines().count() + 2;
+    for options in [Options::default(), Options::with_passes(ptx_opt::pipeline(2).iter().copied())] {
+        assert!(ptx_opt::optimize_in_batches(&broken, &options, 1).unwrap().is_none(), "{options:?}");
+        let streamed = ptx_opt::optimize(&broken, &options).unwrap_err();
+        let whole = ptx_opt::optimize_whole(&broken, &options).unwrap_err();
+        assert_eq!(streamed.kind, ptx_opt::ErrorKind::InvalidInput);
+        assert_eq!(format!("{streamed:?}"), format!("{whole:?}"));
+        let found = broken[..streamed.diagnostics[0].span.start as usize].lines().count();
+        assert_eq!(found, line, "{streamed:?}");
+        let skipped = Options { skip_verify: true, ..options };
+        assert!(ptx_opt::optimize(&broken, &skipped).is_ok(), "{skipped:?}");
+    }
+}
