@@ -43,8 +43,9 @@ fn stages(c: &mut Criterion) {
                 Stage::PrintCanonical => {
                     group.bench_function(&name, |b| b.iter(|| ptx_ir::print::print_module_canonical(&module)))
                 }
-                Stage::ParsePrint => {
-                    let options = ptx_opt::Options::default();
+                Stage::ParsePrint | Stage::ParsePrintNoVerify => {
+                    let skip_verify = stage == Stage::ParsePrintNoVerify;
+                    let options = ptx_bench::one_thread(ptx_opt::Options { skip_verify, ..Default::default() });
                     group.bench_function(&name, |b| b.iter(|| ptx_opt::optimize(&source, &options)))
                 }
                 Stage::ParsePrintModule => {
@@ -52,7 +53,10 @@ fn stages(c: &mut Criterion) {
                 }
                 Stage::Analyses => group.bench_function(&name, |b| b.iter(|| ptx_bench::run_analyses(&module))),
                 Stage::Pass(pass) => {
-                    let options = ptx_bench::one_thread(ptx_opt::Options::with_passes([pass.as_str()]));
+                    let options = ptx_bench::one_thread(ptx_opt::Options {
+                        skip_verify: true,
+                        ..ptx_opt::Options::with_passes([pass.as_str()])
+                    });
                     group.bench_function(&name, |b| {
                         b.iter_batched(
                             || module.clone(),

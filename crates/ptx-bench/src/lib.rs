@@ -71,10 +71,13 @@ pub enum Stage {
     Print,
     /// The canonical printer (`--reformat`): every function printed from the IR.
     PrintCanonical,
-    /// `ptx_opt::optimize` with no pass: what `ptx-opt FILE` costs (the input
-    /// is checked as `parse` checks it; no module is kept, the output is the
+    /// `ptx_opt::optimize` with no pass on one thread: what `ptx-opt FILE`
+    /// costs (the input is parsed and verified in batches; the output is the
     /// input).
     ParsePrint,
+    /// The same with `skip_verify` (`ptx-opt --no-verify FILE`): the input is
+    /// only parsed, no module is kept.
+    ParsePrintNoVerify,
     /// `ptx_opt::parse` then `ptx_opt::print`, keeping the whole module.
     ParsePrintModule,
     /// `ptx_analysis::FunctionAnalyses` (CFG, dominators, reaching
@@ -95,6 +98,7 @@ impl Stage {
             Stage::Print,
             Stage::PrintCanonical,
             Stage::ParsePrint,
+            Stage::ParsePrintNoVerify,
             Stage::ParsePrintModule,
             Stage::Analyses,
         ];
@@ -110,6 +114,7 @@ impl Stage {
             Stage::Print => "print".into(),
             Stage::PrintCanonical => "print-canonical".into(),
             Stage::ParsePrint => "parse+print".into(),
+            Stage::ParsePrintNoVerify => "parse+print-no-verify".into(),
             Stage::ParsePrintModule => "parse+print-module".into(),
             Stage::Analyses => "analyses".into(),
             Stage::Pass(p) => format!("pass:{p}"),
@@ -124,6 +129,7 @@ impl Stage {
             "print" => Stage::Print,
             "print-canonical" => Stage::PrintCanonical,
             "parse+print" => Stage::ParsePrint,
+            "parse+print-no-verify" => Stage::ParsePrintNoVerify,
             "parse+print-module" => Stage::ParsePrintModule,
             "analyses" => Stage::Analyses,
             "-O2" => Stage::O2,
@@ -185,12 +191,15 @@ pub fn run_stage(stage: &Stage, source: &std::sync::Arc<str>, parsed: &mut Optio
         Stage::PrintCanonical => {
             std::hint::black_box(ptx_ir::print::print_module_canonical(parsed.as_ref().expect("parsed above")));
         }
-        Stage::ParsePrint => match ptx_opt::optimize(source, &ptx_opt::Options::default()) {
-            Ok(out) => {
-                std::hint::black_box(out.ptx);
+        Stage::ParsePrint | Stage::ParsePrintNoVerify => {
+            let skip_verify = *stage == Stage::ParsePrintNoVerify;
+            match ptx_opt::optimize(source, &one_thread(ptx_opt::Options { skip_verify, ..Default::default() })) {
+                Ok(out) => {
+                    std::hint::black_box(out.ptx);
+                }
+                Err(e) => panic!("benchmark input is not valid: {e}"),
             }
-            Err(e) => panic!("benchmark input does not parse: {e}"),
-        },
+        }
         Stage::ParsePrintModule => {
             let m = parse_ok(source);
             std::hint::black_box(ptx_opt::print(&m));
@@ -200,7 +209,9 @@ pub fn run_stage(stage: &Stage, source: &std::sync::Arc<str>, parsed: &mut Optio
         }
         Stage::Pass(name) => {
             let mut m = parsed.take().expect("parsed above");
-            let options = one_thread(ptx_opt::Options::with_passes([name.as_str()]));
+            // The pass alone: the input is known to be valid.
+            let options =
+                one_thread(ptx_opt::Options { skip_verify: true, ..ptx_opt::Options::with_passes([name.as_str()]) });
             let run = ptx_opt::run_passes(&mut m, &options);
             let elapsed = start.elapsed();
             if let Err(e) = run {
