@@ -69,6 +69,14 @@ fn stages(c: &mut Criterion) {
                     let options = ptx_bench::one_thread(ptx_opt::Options::with_level(2));
                     group.bench_function(&name, |b| b.iter(|| ptx_opt::optimize(&source, &options)))
                 }
+                Stage::O2AllCores => {
+                    let options = ptx_opt::Options::with_level(2);
+                    group.bench_function(&name, |b| b.iter(|| ptx_opt::optimize(&source, &options)))
+                }
+                Stage::ParsePrintAllCores => {
+                    let options = ptx_opt::Options::default();
+                    group.bench_function(&name, |b| b.iter(|| ptx_opt::optimize(&source, &options)))
+                }
             };
         }
         group.finish();

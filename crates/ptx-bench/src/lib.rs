@@ -88,6 +88,11 @@ pub enum Stage {
     /// `ptx_opt::optimize` at -O2 on one thread: parse, passes, print, streamed
     /// in batches as `ptx-opt -O2 FILE` runs it.
     O2,
+    /// [`Stage::ParsePrint`] on every core, as `ptx-opt FILE` runs by default
+    /// (parsing beside verifying).
+    ParsePrintAllCores,
+    /// [`Stage::O2`] on every core, as `ptx-opt -O2 FILE` runs by default.
+    O2AllCores,
 }
 
 impl Stage {
@@ -103,7 +108,7 @@ impl Stage {
             Stage::Analyses,
         ];
         stages.extend(ptx_opt::passes().into_iter().map(|p| Stage::Pass(p.name.to_string())));
-        stages.push(Stage::O2);
+        stages.extend([Stage::O2, Stage::ParsePrintAllCores, Stage::O2AllCores]);
         stages
     }
 
@@ -119,6 +124,8 @@ impl Stage {
             Stage::Analyses => "analyses".into(),
             Stage::Pass(p) => format!("pass:{p}"),
             Stage::O2 => "-O2".into(),
+            Stage::ParsePrintAllCores => "parse+print-all-cores".into(),
+            Stage::O2AllCores => "-O2-all-cores".into(),
         }
     }
 
@@ -133,6 +140,8 @@ impl Stage {
             "parse+print-module" => Stage::ParsePrintModule,
             "analyses" => Stage::Analyses,
             "-O2" => Stage::O2,
+            "parse+print-all-cores" => Stage::ParsePrintAllCores,
+            "-O2-all-cores" => Stage::O2AllCores,
             other => Stage::Pass(other.strip_prefix("pass:")?.to_string()),
         })
     }
@@ -219,11 +228,21 @@ pub fn run_stage(stage: &Stage, source: &std::sync::Arc<str>, parsed: &mut Optio
             }
             return elapsed;
         }
-        Stage::O2 => match ptx_opt::optimize_shared(source.clone(), &one_thread(ptx_opt::Options::with_level(2))) {
+        Stage::O2 | Stage::O2AllCores => {
+            let options = ptx_opt::Options::with_level(2);
+            let options = if *stage == Stage::O2 { one_thread(options) } else { options };
+            match ptx_opt::optimize_shared(source.clone(), &options) {
+                Ok(out) => {
+                    std::hint::black_box(out.ptx);
+                }
+                Err(e) => panic!("-O2 failed: {e}"),
+            }
+        }
+        Stage::ParsePrintAllCores => match ptx_opt::optimize(source, &ptx_opt::Options::default()) {
             Ok(out) => {
                 std::hint::black_box(out.ptx);
             }
-            Err(e) => panic!("-O2 failed: {e}"),
+            Err(e) => panic!("benchmark input is not valid: {e}"),
         },
     }
     start.elapsed()

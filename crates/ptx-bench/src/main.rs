@@ -176,11 +176,12 @@ fn child(args: Vec<String>) -> ExitCode {
 
 fn run_child(stage: &Stage, file: &str, times: usize, iters: usize) -> Result<Measured, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let out = Command::new(exe)
-        .args(["--child", &stage.name(), file, &times.to_string(), &iters.to_string()])
-        .env("RAYON_NUM_THREADS", "1")
-        .output()
-        .map_err(|e| e.to_string())?;
+    let mut child = Command::new(exe);
+    child.args(["--child", &stage.name(), file, &times.to_string(), &iters.to_string()]);
+    if !matches!(stage, Stage::ParsePrintAllCores | Stage::O2AllCores) {
+        child.env("RAYON_NUM_THREADS", "1");
+    }
+    let out = child.output().map_err(|e| e.to_string())?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT ")).ok_or_else(|| {
         format!("{} on {file}: child failed: {}", stage.name(), String::from_utf8_lossy(&out.stderr).trim())
@@ -223,23 +224,36 @@ struct FileSummary {
     bytes: usize,
     parse_print: Option<Measured>,
     o2: Option<Measured>,
+    parse_print_all_cores: Option<Measured>,
+    o2_all_cores: Option<Measured>,
 }
 
 fn report(args: &Args) -> Result<(), String> {
-    println!("ptx-bench: one thread per stage, each stage in its own process; MB/s = input bytes / best time");
+    println!(
+        "ptx-bench: one thread per stage (but the *-all-cores ones), each stage in its own process; MB/s = input bytes / best time"
+    );
     println!("peak RSS = VmHWM of the stage's process (input text included)\n");
     let mut summaries = Vec::new();
     for path in &args.files {
         let file = path.to_str().ok_or("file name is not UTF-8")?;
         let bytes = load(path).map_err(|e| format!("{file}: {e}"))?.len();
         println!("{} ({:.2} MB)", short_name(path), bytes as f64 / MB);
-        let mut summary = FileSummary { name: short_name(path), bytes, parse_print: None, o2: None };
+        let mut summary = FileSummary {
+            name: short_name(path),
+            bytes,
+            parse_print: None,
+            o2: None,
+            parse_print_all_cores: None,
+            o2_all_cores: None,
+        };
         for stage in selected_stages(args) {
             let m = run_child(&stage, file, 1, args.iters)?;
             stage_line(&stage.name(), &m);
             match stage {
                 Stage::ParsePrint => summary.parse_print = Some(m),
                 Stage::O2 => summary.o2 = Some(m),
+                Stage::ParsePrintAllCores => summary.parse_print_all_cores = Some(m),
+                Stage::O2AllCores => summary.o2_all_cores = Some(m),
                 _ => {}
             }
         }
@@ -278,6 +292,16 @@ fn report(args: &Args) -> Result<(), String> {
             rate(&s.o2),
             rss(&s.o2)
         );
+        if s.parse_print_all_cores.is_some() || s.o2_all_cores.is_some() {
+            println!(
+                "  {:<44} parse+print {:>12} (RSS {:>6})   -O2 {:>12} (RSS {:>6})",
+                format!("  all {} cores", std::thread::available_parallelism().map_or(1, |n| n.get())),
+                rate(&s.parse_print_all_cores),
+                rss(&s.parse_print_all_cores),
+                rate(&s.o2_all_cores),
+                rss(&s.o2_all_cores)
+            );
+        }
     }
     if let Some(m) = &corpus {
         println!("  {:<44} parse+print {:>7.1} MB/s", "public corpus (all files)", m.mb_s(m.best()));

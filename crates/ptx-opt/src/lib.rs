@@ -549,18 +549,60 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
     in_thread_pool(options, || {
         let mut ptx = String::with_capacity(source.len() + (1 << 12));
         let mut run = PassRun::default();
-        let completed =
-            ptx_parse::parse_in_batches(source, batch_bytes, |mut batch, range| match manager.run(&mut batch) {
-                Ok(batch_run) => {
-                    run.absorb(batch_run);
-                    ptx_ir::print::write_module_range(&batch, range, &mut ptx)
-                }
-                // The whole-module run reports it, in pass order.
-                Err(_) => false,
-            });
+        // Verifies, optimizes and prints one batch; false on any error (the
+        // whole-module run then reports it, in pass order).
+        let mut process = |mut batch: Module, range: std::ops::Range<usize>| match manager.run(&mut batch) {
+            Ok(batch_run) => {
+                run.absorb(batch_run);
+                ptx_ir::print::write_module_range(&batch, range, &mut ptx)
+            }
+            Err(_) => false,
+        };
+        let completed = if rayon::current_num_threads() > 1 {
+            parse_beside_processing(source, batch_bytes, &mut process)
+        } else {
+            ptx_parse::parse_in_batches(source, batch_bytes, process)
+        };
         Ok(completed.then_some(Output { ptx, run }))
     })
 }
+
+/// [`ptx_parse::parse_in_batches`] with the parsing of the next batches on
+/// this thread while another of the pool's threads runs `process` on the
+/// batches already parsed, in order. Parsing is the larger part of a
+/// streamed run and cannot be split over functions the way passes are;
+/// this way a run on two cores takes about as long as parsing alone. At
+/// most [`PIPELINED_BATCHES`] parsed batches wait, so memory stays bounded.
+fn parse_beside_processing(
+    source: &Arc<str>,
+    batch_bytes: usize,
+    process: &mut (dyn FnMut(Module, std::ops::Range<usize>) -> bool + Send),
+) -> bool {
+    let (to_process, parsed) = std::sync::mpsc::sync_channel::<(Module, std::ops::Range<usize>)>(PIPELINED_BATCHES);
+    let mut processed_all = true;
+    let mut parsed_all = false;
+    rayon::scope(|scope| {
+        let processed_all = &mut processed_all;
+        scope.spawn(move |_| {
+            for (batch, range) in parsed {
+                if !process(batch, range) {
+                    *processed_all = false;
+                    // Dropping the receiver stops the parser at its next batch.
+                    return;
+                }
+            }
+        });
+        // A send fails once processing has stopped.
+        parsed_all =
+            ptx_parse::parse_in_batches(source, batch_bytes, |batch, range| to_process.send((batch, range)).is_ok());
+        drop(to_process);
+    });
+    parsed_all && processed_all
+}
+
+/// Parsed batches that may wait for processing (see
+/// [`parse_beside_processing`]).
+const PIPELINED_BATCHES: usize = 2;
 
 /// [`optimize`] on the whole module at once (no streaming), for tests that
 /// compare the two.

@@ -135,3 +135,31 @@ fn a_late_verify_error_is_reported_as_by_the_whole_run() {
         assert!(ptx_opt::optimize(&broken, &skipped).is_ok(), "{skipped:?}");
     }
 }
+
+/// On two or more threads the next batches are parsed while the earlier
+/// ones are verified and optimized; on one thread the batches go one after
+/// the other. Both give the whole-module result, errors included.
+#[test]
+fn parsing_beside_processing_gives_the_sequential_result() {
+    let files = corpus::files();
+    let o2 = Options::with_passes(ptx_opt::pipeline(2).iter().copied());
+    for file in files.iter().step_by(7) {
+        for options in [Options::default(), o2.clone()] {
+            let one = ptx_opt::optimize_in_batches(&file.source, &Options { threads: Some(1), ..options.clone() }, 1)
+                .unwrap()
+                .expect("streams");
+            let two = ptx_opt::optimize_in_batches(&file.source, &Options { threads: Some(2), ..options.clone() }, 1)
+                .unwrap()
+                .expect("streams");
+            assert_eq!(observable(&one), observable(&two), "{} {:?}", file.name, options.passes);
+        }
+    }
+    let file = files.iter().max_by_key(|f| f.source.len()).unwrap();
+    let at = file.source.rfind("\tret;").expect("the largest file returns");
+    let broken = format!("{}\tadd.s32 %nosuch, 1, 2;\n{}", &file.source[..at], &file.source[at..]);
+    for threads in [1, 2, 3] {
+        let options = Options { threads: Some(threads), ..o2.clone() };
+        assert!(ptx_opt::optimize_in_batches(&broken, &options, 1).unwrap().is_none(), "{threads} threads");
+        assert!(ptx_opt::optimize(&broken, &options).is_err(), "{threads} threads");
+    }
+}
