@@ -140,7 +140,9 @@ pub fn create() -> Box<dyn Pass> {
 /// [`Verify::for_module`]).
 pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
     let module_names = module.module_names.as_slice();
-    let mut v = Verifier { func, module_names, errors: Vec::new(), placed: vec![false; func.labels.len()] };
+    let as_parsed = func.is_pristine();
+    let mut v =
+        Verifier { func, module_names, errors: Vec::new(), placed: vec![false; func.labels.len()], as_parsed };
     let body = func.body().unwrap_or(&[]);
     // Where each label is placed: a branch to a label that is not (a pass
     // deleted it) is an error, and so is a label placed twice.
@@ -183,13 +185,17 @@ struct Verifier<'f> {
     errors: Vec<Diagnostic>,
     /// Per label: placed in the body.
     placed: Vec<bool>,
+    /// The function is as the parser made it, so every register and label
+    /// it refers to exists (only a pass can leave one dangling).
+    as_parsed: bool,
 }
 
 impl<'f> Verifier<'f> {
     fn inst(&mut self, inst: &Inst) {
         // A register or label the function does not have (only a pass can
         // make one): nothing else about the instruction can be checked.
-        if let Some(msg) = self.dangling(inst) {
+        let dangling = if self.as_parsed { None } else { self.dangling(inst) };
+        if let Some(msg) = dangling {
             let msg = format!("{msg} (in function {})", self.func.name);
             self.errors.push(Diagnostic::new(inst.span, msg));
             return;
