@@ -202,7 +202,10 @@ pub fn run_stage(stage: &Stage, source: &std::sync::Arc<str>, parsed: &mut Optio
         }
         Stage::ParsePrint | Stage::ParsePrintNoVerify => {
             let skip_verify = *stage == Stage::ParsePrintNoVerify;
-            match ptx_opt::optimize(source, &one_thread(ptx_opt::Options { skip_verify, ..Default::default() })) {
+            match ptx_opt::optimize_shared(
+                source.clone(),
+                &one_thread(ptx_opt::Options { skip_verify, ..Default::default() }),
+            ) {
                 Ok(out) => {
                     std::hint::black_box(out.ptx);
                 }
@@ -238,7 +241,7 @@ pub fn run_stage(stage: &Stage, source: &std::sync::Arc<str>, parsed: &mut Optio
                 Err(e) => panic!("-O2 failed: {e}"),
             }
         }
-        Stage::ParsePrintAllCores => match ptx_opt::optimize(source, &ptx_opt::Options::default()) {
+        Stage::ParsePrintAllCores => match ptx_opt::optimize_shared(source.clone(), &ptx_opt::Options::default()) {
             Ok(out) => {
                 std::hint::black_box(out.ptx);
             }
