@@ -31,6 +31,9 @@
 //!   `.v2` with a scalar register;
 //! * address registers: the base of `[reg+off]` must be an integer or bit
 //!   register of at most 64 bits.
+//! * forms (`verify/forms.rs`): opcodes that are no PTX instruction,
+//!   modifiers an opcode does not have or that do not combine, operand
+//!   counts and kinds, vector sizes, barrier numbers and thread counts.
 //!
 //! What ptxas accepts is the reference: the rules were checked against
 //! ptxas 13.5 (the 1472 oracle cases, and every register type in every
@@ -41,6 +44,7 @@
 //! `.global` address in 64-bit code (valid or not depending on the target),
 //! and the mixing of element types inside `{...}` vectors.
 
+mod forms;
 mod rules;
 mod signature;
 
@@ -206,6 +210,12 @@ impl<'f> Verifier<'f> {
                 self.error(inst, msg);
             }
         }
+        // Unknown opcodes and modifiers, operand counts and kinds, vector sizes.
+        let mut form_errors = Vec::new();
+        let malformed = forms::check(self.func, inst, |msg| form_errors.push(msg));
+        for msg in form_errors {
+            self.error(inst, msg);
+        }
         for (i, op) in inst.operands.iter().enumerate() {
             let is_branch_target = inst.opcode.control() == Control::Branch && i + 1 == inst.operands.len();
             match op {
@@ -216,7 +226,9 @@ impl<'f> Verifier<'f> {
                 _ => self.structure(inst, op),
             }
         }
-        self.types(inst);
+        if !malformed {
+            self.types(inst);
+        }
     }
 
     /// A description of the first register or label `inst` refers to that
@@ -362,6 +374,12 @@ impl<'f> Verifier<'f> {
                 self.error(inst, msg);
                 return;
             }
+            // ptxas: "Unexpected instruction types specified" (`shr.s32.s32`).
+            if types.len() > valid.len() {
+                let msg = format!("{}: {} instruction types, {} expected", self.opcode(inst), types.len(), valid.len());
+                self.error(inst, msg);
+                return;
+            }
             let mut bad = false;
             for (list, t) in valid.iter().zip(types) {
                 if !list.contains(t) {
@@ -398,6 +416,9 @@ impl<'f> Verifier<'f> {
         }
         match op {
             Operand::Reg(r) => {
+                if self.packs_vector_register(inst, i, *r, expect) {
+                    return;
+                }
                 if self.func.regs[*r].ty.vector.is_some() {
                     let msg = format!(
                         "{}: operand {} ({}) is a vector register ({}); a scalar is expected",
@@ -446,6 +467,25 @@ impl<'f> Verifier<'f> {
             Operand::Int(_) | Operand::Float(_) => self.immediate(inst, i, op, expect),
             _ => {}
         }
+    }
+
+    /// `mov.bN` between a scalar and a whole vector register of N bits
+    /// (`mov.b64 %rd1, v` with `.reg .v2 .u32 v`, or the other way round):
+    /// ptxas accepts it like `{a, b}`, whatever the element type; not from
+    /// one vector to another ("Illegal vector-vector operands").
+    fn packs_vector_register(&self, inst: &Inst, i: usize, r: RegId, expect: Expect) -> bool {
+        let Expect::Strict(t) = expect else { return false };
+        let ty = self.func.regs[r].ty;
+        let Some(n) = ty.vector else { return false };
+        if inst.opcode != ptx_ir::Opcode::Mov || inst.vector().is_some() || t.kind() != TypeKind::Bits {
+            return false;
+        }
+        let other_is_vector = match inst.operands.get(1 - i.min(1)) {
+            Some(Operand::Vector(_)) => true,
+            Some(Operand::Reg(o)) => self.func.regs[*o].ty.vector.is_some(),
+            _ => false,
+        };
+        n as u32 * ty.scalar.bits() == t.bits() && !other_is_vector
     }
 
     /// The data operand of `ld`/`ldu`/`st`: its arity must match `.vN`, and

@@ -205,6 +205,7 @@ fn instruction_types() {
     check(
         "mul.u32 %r1, %r2, %r3;\nmad.rn.s32 %r1, %r2, %r3, %r4;\nmul.hi.f32 %f1, %f2, %f3;\ncvt.u16.e4m3x2 %h1, %h2;\ncvt.rn.f16x2.e4m3x2 %r1, %h1;",
         "1: mul.u32: .u32 is not a valid instruction type
+         2: mad: a rounding modifier needs a floating-point type
          2: mad.rn.s32: .s32 is not a valid instruction type
          3: mul.hi.f32: .f32 is not a valid instruction type
          4: cvt.u16.e4m3x2: these instruction types are not a valid instruction type combination",
@@ -279,6 +280,91 @@ fn vector_arity_and_elements() {
     // mov packs and unpacks: each element has an equal share of the bits.
     check("mov.b64 %rd1, {%r1, %f1};\nmov.b32 {%h1, %hf0}, %r1;\nmov.b64 {%r1, %r2}, %fd1;", "");
     check("mov.b64 %rd1, {%r1, %h1};", "1: mov.b64: operand 2 (%h1) is .b16, which does not agree with type .b32");
+}
+
+/// A vector register moved as a whole by `mov.bN` of its size (either
+/// direction, any element type) is what ptxas accepts; a vector on both
+/// sides, a size that differs, or a non-bit type is not.
+#[test]
+fn whole_vector_registers_in_mov() {
+    check(
+        "mov.b64 %rd1, %v2;\nmov.b64 %v2, %rd1;\nmov.b128 %q1, %v4;\nmov.b128 %v4, %q1;\nmov.b64 %v2, 5;\nst.global.v2.f32 [%rd1], %v2;",
+        "",
+    );
+    check(
+        "mov.b64 %v2, %v2;\nmov.b64 %rd1, %v4;\nmov.u64 %rd1, %v2;\nmov.b64 {%r1, %r2}, %v2;",
+        "1: operand 1 (%v2) is a vector register
+         1: operand 2 (%v2) is a vector register
+         2: operand 2 (%v4) is a vector register
+         3: operand 2 (%v2) is a vector register
+         4: operand 2 (%v2) is a vector register",
+    );
+}
+
+/// Opcodes and modifiers: each error is one ptxas 13.5 reports on `sm_90`
+/// ("Not a name of any known instruction", "Unknown modifier", "Illegal
+/// rounding modifier", "Illegal modifier '.ftz'", "Illegal vector size",
+/// "Modifier '.relaxed' requires scope", "Unexpected instruction types").
+#[test]
+fn opcodes_and_modifiers() {
+    check(
+        "add.rn.ftz.sat.f32 %f1, %f2, %f3;\nmul.wide.u32 %rd1, %r1, %r2;\nsetp.lt.and.ftz.f32 %p1, %f1, %f2, %p2;\nld.global.nc.L1::no_allocate.v2.f32 {%f1, %f2}, [%rd1];\nst.relaxed.gpu.global.u32 [%rd1], %r1;\ncvt.rni.s32.f32 %r1, %f1;\nbar.warp.sync -1;",
+        "",
+    );
+    check(
+        "mull.wide.u32 %rd1, %r1, %r2;\nadd.foo.u32 %r1, %r2, %r3;\nadd.rn.u32 %r1, %r2, %r3;\nadd.ftz.s32 %r1, %r2, %r3;\nand.rn.b32 %r1, %r2, %r3;\nld.global.v3.u32 %r1, [%rd1];\nld.relaxed.global.u32 %r1, [%rd1];\nld.volatile.param.u64 %rd1, [k_param_0];\ncvt.rn.s64.s32 %rd1, %r1;\nshr.s32.s32 %r1, %r2, 4;\nmov.v8.u32 %r1, %r2;",
+        "1: 'mull' is not the name of any PTX instruction
+         2: unknown modifier .foo
+         3: a rounding modifier needs a floating-point type
+         4: .ftz needs a floating-point type
+         5: unknown modifier .rn
+         6: .v3 is not a vector size
+         7: .relaxed needs a scope
+         8: .volatile cannot be applied to the .param space
+         9: an integer-to-integer conversion takes no rounding modifier
+         10: 2 instruction types, 1 expected
+         11: .v8 is not a vector size mov takes",
+    );
+}
+
+/// Operand counts and kinds ("Arguments mismatch", "Result register
+/// required", "Label expected", "must be register"), with the optional
+/// operands that depend on a modifier.
+#[test]
+fn operand_counts_and_kinds() {
+    check(
+        "ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;\nsetp.eq.or.s32 %p1, %r1, 0, %p2;\nshfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;\nvote.sync.ballot.b32 %r1, %p1, -1;\ncvt.rn.f16x2.f32 %r1, %f1, %f2;\nmov.b64 %rd1, k_param_0;\nlop3.b32 %r1, %r2, %r3, %r4, 0x96;",
+        "",
+    );
+    check(
+        "st.global.u32 [%rd1], %r1, %r2;\ncvta.to.global.u64 %rd1, %rd2, %rd3;\nadd.u32 %r1, %r2;\nsetp.eq.s32 %p1, %r1, 0, %p2;\ncvt.u32.u16 %r1, %h1, %h2;\nadd.u32 5, %r1, %r2;\nld.global.u32 %r1, %rd1;\nbra %r1;\nadd.u32 %r1, [%rd1], %r2;\nadd.s64 %rd1, %rd2, k_param_0;\nmov.b32 %r1, {%h1, %h2, %h3};\nexit %r1;",
+        "1: st: 3 operands, 2 expected
+         2: cvta: 3 operands, 2 expected
+         3: add: 2 operands, 3 expected
+         4: setp: 4 operands, 3 expected
+         5: cvt: 3 operands, 2 expected
+         6: operand 1 is a literal; a result register is required
+         7: operand 2 must be an address
+         8: operand 1 must be a label
+         9: operand 2 is an address [...], which is not allowed here
+         10: operand 3 is a parameter; a register is required
+         11: operand 2 is a vector of a size PTX does not have
+         12: exit: 1 operands, 0 expected",
+    );
+}
+
+/// The literals ptxas range-checks: barrier numbers and thread counts.
+/// Everything else it truncates (`add.u16 %h1, %h2, 70000` is valid).
+#[test]
+fn barrier_literals() {
+    check("bar.sync 15, 64;\nbarrier.sync 0;\nbar.red.popc.u32 %r1, 1, %p1;\nadd.u16 %h1, %h2, 70000;\nshl.b32 %r1, %r2, 40;", "");
+    check(
+        "bar.sync 16;\nbar.arrive 1, 40;\nbar.red.popc.u32 %r1, 16, %p1;\nbarrier.sync -1;",
+        "1: barrier number 16 is out of range
+         2: thread count 40 is not a multiple of the warp size
+         3: barrier number 16 is out of range
+         4: barrier number -1 is out of range",
+    );
 }
 
 #[test]
