@@ -128,7 +128,8 @@ def expand_value(v):
     v = v.strip()
     m = re.fullmatch(r"([^{}]*)\{([^{}]*)\}", v)
     if m:
-        return [m.group(1)] + [m.group(1) + x.strip() for x in m.group(2).split(",") if x.strip()]
+        bare = [] if m.group(1).endswith("::") else [m.group(1)]
+        return bare + [m.group(1) + x.strip() for x in m.group(2).split(",") if x.strip()]
     return [v] if v else []
 
 
@@ -242,6 +243,8 @@ def realise_head(items, defs, ch):
         if name in defs and defs[name]:
             vals = defs[name]
             v = vals[ch.pick(len(vals))]
+            if v.strip(".") == "none":
+                continue
             for part in v.split(".") if not v.startswith(".") else v[1:].split("."):
                 if part:
                     words.append(part)
@@ -346,14 +349,21 @@ def realise_operand(tok, cx, ch, position, defs, state):
     m = re.fullmatch(r"(\w+)\|(\w+)", tok)
     if m:
         return realise_operand(m.group(1), cx, ch, position, defs, state) + "|" + cx.reg("pred")
-    # `[a]{.unified}`-style suffixes are modifiers: drop them (ptxas decides).
-    tok = re.sub(r"\{\.[^{}]*\}$", "", tok).strip()
+    # Selector suffixes: `a{.asel}` (optional), `d.dsel`, `[a]{.unified}`.
+    m = re.fullmatch(r"(.+?)(?:\{\.([\w:]+)\}|\.([A-Za-z]\w*))", tok)
+    if m and not tok.startswith("{") and (m.group(3) is None or m.group(3) in defs):
+        base, optional, word = m.group(1), m.group(2), m.group(2) or m.group(3)
+        inner = realise_operand(base, cx, ch, position, defs, state)
+        if optional is not None and not ch.pick(2):
+            return inner
+        vals = defs.get(word) or ["." + word]
+        return inner + "." + vals[ch.pick(len(vals))].lstrip(".")
     if tok.startswith("[") and tok.endswith("]"):
         inner = tok[1:-1].strip()
         parts = [p for p in split_top(inner) if p.strip()]
         if len(parts) <= 1:
             return "[" + address(cx, state) + "]"
-        out = [address(cx, state) if i == 0 else realise_operand(p, cx, ch, position, defs, state)
+        out = [handle(cx) if i == 0 else coordinates(cx, p, ch, position, defs, state)
                for i, p in enumerate(parts)]
         return "[" + ", ".join(o for o in out if o) + "]"
     if tok.startswith("{") and tok.endswith("}"):
@@ -368,6 +378,30 @@ def realise_operand(tok, cx, ch, position, defs, state):
         # Only a predicate can be negated.
         return ("!" if neg else "") + cx.reg("pred")
     return reg_or_value(tok, cx, ch, position, defs, state)
+
+
+GEOMETRY_COORDS = {"1d": 1, "2d": 2, "3d": 4, "a1d": 2, "a2d": 4, "cube": 4, "acube": 4, "2dms": 4,
+                   "a2dms": 4}
+
+
+def handle(cx):
+    """The first element of a texture or surface address: the texture, surface or tensor map."""
+    if cx.opcode.startswith("su"):
+        return "surf0"
+    if cx.opcode in ("tex", "tld4", "txq"):
+        return "tex0"
+    return "%ad_0"
+
+
+def coordinates(cx, tok, ch, position, defs, state):
+    """Texture and surface coordinates are a vector sized by the geometry."""
+    geom = next((w for w in cx.words if w in GEOMETRY_COORDS), None)
+    tok = tok.strip()
+    if geom and re.fullmatch(r"[bc]", tok) and (cx.opcode.startswith("su") or tok == "c"):
+        ty = "s32" if cx.opcode.startswith("su") else (cx.types[-1] if cx.types else "s32")
+        n = GEOMETRY_COORDS[geom]
+        return "{" + ", ".join(cx.reg(ty) for _ in range(n)) + "}"
+    return realise_operand(tok, cx, ch, position, defs, state)
 
 
 def address(cx, state):
@@ -427,6 +461,9 @@ def realise(template, defs, ch, index):
     head, rest = head_split(template)
     items = split_head(head)
     opcode, words = realise_head(items, defs, ch)
+    if opcode in defs and defs[opcode]:
+        # `vop = { vadd, vsub, ... }`: the opcode is a choice too.
+        opcode = defs[opcode][ch.pick(len(defs[opcode]))].strip(".")
     cx = Context(opcode, words, index)
     # Expand optional comma groups first: `{, e}` and `{b,}`.
     def expand_optionals(s):
@@ -630,6 +667,43 @@ def sweep_chunk(ptxas, target, items, tag):
     return verdict
 
 
+REPAIR_ROUNDS = 4
+REPAIRS_PER_FILE = 120
+
+
+def repaired(line, msg):
+    """The instance with the argument ptxas names made a vector."""
+    m = re.search(r"Vector of size (\d+) is expected for argument (\d+)", msg)
+    if m:
+        sizes, arg = [int(m.group(1))], int(m.group(2))
+    else:
+        m = re.search(r"Vector expected for argument (\d+)", msg)
+        if not m:
+            return []
+        sizes, arg = [2, 4, 8], int(m.group(1))
+    head, _, ops = line.rstrip(";").partition(" ")
+    args = [a.strip() for a in split_top(ops)]
+    if arg >= len(args):
+        return []
+    pred = ""
+    first = args[arg]
+    if "|" in first and not first.startswith("{"):
+        first, pred = first.split("|", 1)
+        pred = "|" + pred
+    if first.startswith("{"):
+        first = split_top(first[1:-1])[0].strip()
+    reg = re.fullmatch(r"%(\w+?)_(\d+)", first)
+    if not reg:
+        return []
+    ty = reg.group(1)
+    out = []
+    for n in sizes:
+        vec = "{" + ", ".join(f"%{ty}_{(16 + arg * 4 + k) % REGS_PER_TYPE}" for k in range(n)) + "}"
+        args2 = args[:arg] + [vec + pred] + args[arg + 1 :]
+        out.append(head + " " + ", ".join(args2) + ";")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec", default=DEFAULT_SPEC)
@@ -653,26 +727,50 @@ def main():
         return
 
     ptxas = Ptxas(args.ptxas)
-    result = {}  # index -> (target, message or None)
-    pending = list(range(len(instances)))
+    originals = len(instances)
     for target in TARGETS:
         ok, out = ptxas.run(module(target, [("sweep", [])])[0], target, f"empty-{target}")
         assert ok, f"the kernel without instances is rejected at {target}: {first_message(out)}"
-        chunks = [pending[i : i + CHUNK] for i in range(0, len(pending), CHUNK)]
+    result = {}  # index -> (target, message or None)
+    pending = list(range(len(instances)))
+    for round_ in range(REPAIR_ROUNDS + 1):
+        messages = {}  # index -> every target's message
+        for target in TARGETS:
+            chunks = [pending[i : i + CHUNK] for i in range(0, len(pending), CHUNK)]
 
-        def work(arg):
-            k, chunk = arg
-            return sweep_chunk(ptxas, target, [(i, *instances[i]) for i in chunk], f"{target}-{k}")
+            def work(arg):
+                k, chunk = arg
+                return sweep_chunk(ptxas, target, [(i, *instances[i]) for i in chunk], f"{target}-{k}")
 
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            for v in pool.map(work, enumerate(chunks)):
-                for i, msg in v.items():
-                    if msg is None or i not in result:
-                        result[i] = (target, msg)
-        pending = [i for i in pending if result[i][1] is not None]
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                for v in pool.map(work, enumerate(chunks)):
+                    for i, msg in v.items():
+                        if msg is None or i not in result:
+                            result[i] = (target, msg)
+                        if msg is not None:
+                            messages.setdefault(i, []).append(msg)
+            pending = [i for i in pending if result[i][1] is not None]
         accepted = sum(1 for r in result.values() if r[1] is None)
-        print(f"{target}: {accepted} accepted so far, {len(pending)} left, {ptxas.calls} ptxas calls",
+        print(f"round {round_}: {accepted} accepted so far, {len(pending)} rejected, {ptxas.calls} ptxas calls",
               file=sys.stderr)
+        # Instances ptxas says how to repair (a vector where a scalar is) are
+        # tried again, repaired, as instances of their own.
+        fresh = []
+        per_file = {}
+        for i in pending:
+            for msg in messages.get(i, []):
+                for line in repaired(instances[i][1], msg):
+                    name = instances[i][0]
+                    if per_file.get(name, 0) >= REPAIRS_PER_FILE:
+                        break
+                    per_file[name] = per_file.get(name, 0) + 1
+                    if line not in seen:
+                        seen.add(line)
+                        fresh.append(len(instances))
+                        instances.append((instances[i][0], line))
+        pending = fresh
+        if not pending:
+            break
 
     # The accepted instances of a target, all in one module (one kernel per
     # instruction file): what the test reads. Instances that ptxas rejects
@@ -701,6 +799,8 @@ def main():
     rows = []
     for i, (name, inst) in enumerate(instances):
         target, msg = result[i]
+        if i >= originals and msg is not None:
+            continue  # a repair that did not help
         clean = (msg or "").replace("\t", " ")
         rows.append((name, target, VERSION, "accepted" if msg is None else "rejected", inst, clean))
     rows.sort()
