@@ -193,7 +193,7 @@ fn lower_item(pair: Pair<'_, Rule>, base: usize, keep: bool, module: &mut Module
                     Err(e) => errors.push(e),
                 }
             }
-            Rule::function => match lower_function(pair, base) {
+            Rule::function | Rule::last_prototype => match lower_function(pair, base) {
                 Ok(_) if !keep => {}
                 Ok(f) => {
                     let id = module.functions.push(f);
@@ -397,11 +397,28 @@ struct FunctionLowering<'i> {
 
 fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec<Diagnostic>> {
     let mut lowering = FunctionLowering::new(span_of(&pair, base), base);
+    let mut without_semicolon = pair.as_rule() == Rule::last_prototype;
     let mut body_pair = None;
+    let mut signature_end = pair.as_span().start();
     for part in pair.into_inner() {
         match part.as_rule() {
             Rule::body => body_pair = Some(part),
-            _ => lowering.signature_part(part),
+            Rule::prototype_end => without_semicolon = true,
+            _ => {
+                signature_end = part.as_span().end();
+                lowering.signature_part(part);
+            }
+        }
+    }
+    if without_semicolon {
+        // The grammar skipped the whitespace and comments up to the next
+        // directive; they are not the function's (a function printed afresh
+        // replaces its span).
+        lowering.func.span = Span::new(lowering.func.span.start as usize, base + signature_end);
+        if lowering.func.kind == FunctionKind::Entry {
+            let message =
+                format!("'.entry {}' needs a body or a ';' (only a .func prototype may omit it)", lowering.func.name);
+            lowering.error(lowering.func.span, message);
         }
     }
     if let Some(body) = body_pair {
@@ -805,7 +822,25 @@ impl<'i> FunctionLowering<'i> {
         Some(match pair.as_rule() {
             Rule::sink => Operand::Sink,
             Rule::reg_or_symbol => self.reg_or_symbol(pair),
-            Rule::not_op => Operand::Not(Box::new(self.reg_or_symbol(pair.into_inner().next()?))),
+            Rule::not_op => {
+                let inner = pair.into_inner().next()?;
+                let negated = match inner.as_rule() {
+                    Rule::immediate => {
+                        let span = self.span(&inner);
+                        let literal = self.immediate(inner)?;
+                        if !matches!(literal, Operand::Int(_)) {
+                            self.error(
+                                span,
+                                "'!' negates a predicate or an integer constant, not a floating-point one",
+                            );
+                            return None;
+                        }
+                        literal
+                    }
+                    _ => self.reg_or_symbol(inner),
+                };
+                Operand::Not(Box::new(negated))
+            }
             Rule::vector => {
                 let inner = pair.clone().into_inner();
                 // Elements: `p|q` is one element, parsed as two pairs.
