@@ -310,14 +310,86 @@ impl<'a, 'p> Ctx<'a, 'p> {
         self.frame().regs.get(r.index()).copied().unwrap_or(0)
     }
 
+    /// A vector register (`.reg .v2 .u32 t`) keeps its elements side by
+    /// side in its slot, element `i` at bit `i * element bits` (ptxas caps
+    /// a vector at 128 bits, the width of a slot). That is the order in
+    /// which `mov.b64 %rd, t` packs them, as it packs `{t.x, t.y}`: the
+    /// whole register reads and writes as one value of all its bits. The
+    /// element width and count of `r`; None for a scalar register.
+    fn vector_shape(&self, at: &At<'_>, r: RegId) -> R<Option<(u32, u32)>> {
+        let ty = at.func.regs.get(r).ok_or_else(|| self.invalid(at, "unknown register"))?.ty;
+        let Some(n) = ty.vector else { return Ok(None) };
+        let element = ty.scalar.bits();
+        if element * n as u32 > 128 || ty.scalar == ScalarType::Pred {
+            return Err(self.invalid(at, "vector register wider than 128 bits or of predicates"));
+        }
+        Ok(Some((element, n as u32)))
+    }
+
+    /// The shift and width of element `c` (`x y z w`, or `r g b a`) of
+    /// vector register `r`.
+    fn element(&self, at: &At<'_>, r: RegId, c: char) -> R<(u32, u32)> {
+        let Some((element, n)) = self.vector_shape(at, r)? else {
+            return Err(self.invalid(at, "a component of a scalar register"));
+        };
+        let index = match c {
+            'x' | 'r' => 0,
+            'y' | 'g' => 1,
+            'z' | 'b' => 2,
+            'w' | 'a' => 3,
+            _ => n,
+        };
+        if index >= n {
+            return Err(self.invalid(at, &format!("component .{c} of a vector of {n} elements")));
+        }
+        Ok((index * element, element))
+    }
+
+    /// The whole of vector register `r` read or written as a value of type
+    /// `ty`: only as all its bits at once (`mov.b64 %rd, t`); an instruction
+    /// of another width names elements.
+    fn whole_vector(&self, at: &At<'_>, r: RegId, ty: ScalarType) -> R<Option<u32>> {
+        match self.vector_shape(at, r)? {
+            None => Ok(None),
+            Some((element, n)) if element * n == ty.bits() => Ok(Some(element * n)),
+            Some(_) => Err(self.invalid(at, "a vector register where a scalar of another width is expected")),
+        }
+    }
+
+    /// The operands that name each element of `op`: the elements of `{a, b}`,
+    /// `t.x, t.y, ...` of a vector register `t`, or `op` alone. What a
+    /// vector `ld`/`st` of `n` elements moves.
+    fn elements_of<'x>(&self, at: &At<'_>, op: &'x Operand) -> R<Vec<std::borrow::Cow<'x, Operand>>> {
+        use std::borrow::Cow;
+        Ok(match op {
+            Operand::Vector(ops) => ops.iter().map(Cow::Borrowed).collect(),
+            Operand::Reg(r) => match self.vector_shape(at, *r)? {
+                Some((_, n)) => ['x', 'y', 'z', 'w'][..n as usize]
+                    .iter()
+                    .map(|&c| Cow::Owned(Operand::RegComponent(*r, c)))
+                    .collect(),
+                None => vec![Cow::Borrowed(op)],
+            },
+            other => vec![Cow::Borrowed(other)],
+        })
+    }
+
     /// The value of a source operand, in the low `ty.bits()` bits.
     fn value(&self, at: &At<'_>, op: &Operand, ty: ScalarType) -> R<u128> {
         let bits = ty.bits();
         match op {
             Operand::Reg(r) => {
-                self.reg_bits(at, *r)?;
+                if self.whole_vector(at, *r, ty)?.is_none() {
+                    self.reg_bits(at, *r)?;
+                }
                 Ok(self.reg_value(*r) & mask(bits))
             }
+            Operand::RegComponent(r, c) => {
+                let (shift, width) = self.element(at, *r, *c)?;
+                Ok((self.reg_value(*r) >> shift) & mask(width) & mask(bits))
+            }
+            // ptxas reads any constant other than 0 as true (`mov.pred %p, 2`).
+            Operand::Int(i) if ty == ScalarType::Pred => Ok((i.bits != 0) as u128),
             Operand::Int(i) => {
                 if ty.is_float() {
                     if i.bits == 0 {
@@ -345,7 +417,14 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 let (_, addr) = self.symbol(at, *n)?;
                 Ok(addr.wrapping_add(offset.bits) as u128 & mask(bits))
             }
-            Operand::Not(inner) if ty == ScalarType::Pred => Ok((self.value(at, inner, ty)? == 0) as u128),
+            // `!1`, `!0`: C's logical not of an integer constant, whatever the type.
+            Operand::Not(inner) => match &**inner {
+                Operand::Int(i) => {
+                    self.value(at, &Operand::Int(ptx_ir::IntImm { bits: (i.bits == 0) as u64, text: None }), ty)
+                }
+                _ if ty == ScalarType::Pred => Ok((self.value(at, inner, ty)? == 0) as u128),
+                _ => Err(self.invalid(at, "'!' of a register that is no predicate")),
+            },
             _ => Err(self.invalid(at, "unexpected operand kind")),
         }
     }
@@ -376,11 +455,23 @@ impl<'a, 'p> Ctx<'a, 'p> {
     fn write(&mut self, at: &At<'_>, op: &Operand, v: u128, ty: ScalarType) -> R<()> {
         match op {
             Operand::Reg(r) => {
-                let rb = self.reg_bits(at, *r)?;
+                let rb = match self.whole_vector(at, *r, ty)? {
+                    Some(bits) => bits,
+                    None => self.reg_bits(at, *r)?,
+                };
                 let ext = extend(v, ty.bits(), rb, ty.is_signed());
                 let slot = self.frame_mut().regs.get_mut(r.index());
                 if let Some(s) = slot {
                     *s = ext;
+                }
+                Ok(())
+            }
+            // An element: extended to the element width, the others kept.
+            Operand::RegComponent(r, c) => {
+                let (shift, width) = self.element(at, *r, *c)?;
+                let ext = extend(v, ty.bits(), width, ty.is_signed());
+                if let Some(s) = self.frame_mut().regs.get_mut(r.index()) {
+                    *s = (*s & !(mask(width) << shift)) | (ext << shift);
                 }
                 Ok(())
             }
@@ -781,10 +872,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         let n = v.vector.unwrap_or(1) as u64;
         let elem = v.ty.bytes() as u64;
-        let dsts: Vec<&Operand> = match v.dst {
-            Operand::Vector(ops) => ops.iter().collect(),
-            other => vec![other],
-        };
+        let dsts = self.elements_of(at, v.dst)?;
         if dsts.len() as u64 != n {
             return Err(self.invalid(at, "vector width does not match the destination"));
         }
@@ -807,10 +895,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         let n = v.vector.unwrap_or(1) as u64;
         let elem = v.ty.bytes() as u64;
-        let srcs: Vec<&Operand> = match v.src {
-            Operand::Vector(ops) => ops.iter().collect(),
-            other => vec![other],
-        };
+        let srcs = self.elements_of(at, v.src)?;
         if srcs.len() as u64 != n {
             return Err(self.invalid(at, "vector width does not match the source"));
         }
@@ -819,7 +904,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         // Check the whole range first so a faulting store writes nothing.
         self.read_bytes(at, space, addr, elem * n)?;
         for (i, s) in srcs.iter().enumerate() {
-            if matches!(s, Operand::Sink) {
+            if matches!(**s, Operand::Sink) {
                 continue;
             }
             let value = self.value(at, s, v.ty)?;
@@ -829,8 +914,20 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_mov(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &[], 0)?;
+        self.check(at, &[], F_VEC)?;
         let v = at.inst.as_mov().ok_or_else(|| self.invalid(at, "malformed mov"))?;
+        if let Some(n) = at.inst.vector() {
+            // `mov.v2.u32 u, t`: element by element (vector registers or braces).
+            let (dsts, srcs) = (self.elements_of(at, v.dst)?, self.elements_of(at, v.src)?);
+            if dsts.len() != n as usize || srcs.len() != n as usize {
+                return Err(self.invalid(at, "vector width does not match the operands"));
+            }
+            let values = srcs.iter().map(|s| self.value(at, s, v.ty)).collect::<R<Vec<_>>>()?;
+            for (d, value) in dsts.iter().zip(values) {
+                self.write(at, d, value, v.ty)?;
+            }
+            return Ok(Flow::Next);
+        }
         match (v.dst, v.src) {
             (Operand::Vector(ds), src) => {
                 let eb = v.ty.bits() / ds.len().max(1) as u32;

@@ -53,6 +53,46 @@ fn vector_loads_and_stores() {
     assert_eq!(&w[4..8], &[0x0403_0201, 0, 0x0c0b_0a09, 7], "sink element leaves memory alone");
 }
 
+/// A vector register (`.reg .v2 .u32 t`) holds its elements: a vector `ld`,
+/// `st` or `mov` of it moves them all, `mov.bN` packs them (the first
+/// element in the low bits), `t.x` is one element. ptxas accepts each form.
+#[test]
+fn vector_registers_hold_their_elements() {
+    let input: Vec<u8> = (1..=32).collect();
+    let decls = "\t.reg .v2 .u32 t, u;\n\t.reg .v4 .f32 f;\n\t.reg .v2 .u16 h;\n";
+    let body = "\tld.global.v2.u32 t, [%rd15];\n\tst.global.v2.u32 [%rd14], t;\n\
+         \tmov.b64 %rd1, t;\n\tst.global.u64 [%rd14+8], %rd1;\n\
+         \tmov.b64 u, 0x1111222233334444;\n\tadd.u32 u.y, u.y, t.x;\n\tst.global.v2.u32 [%rd14+16], u;\n\
+         \tmov.v2.u32 u, t;\n\tmov.u32 u.x, 7;\n\tst.global.v2.b32 [%rd14+24], u;\n\
+         \tld.global.v4.f32 f, [%rd15+16];\n\tmov.f32 f.g, 0f3F800000;\n\tst.global.v4.f32 [%rd14+32], f;\n\
+         \tld.global.v2.u32 {t.y, t.x}, [%rd15];\n\tst.global.v2.u32 [%rd14+48], {t.y, t.x};\n\tst.global.u32 [%rd14+56], t.x;\n\
+         \tmov.b32 h, 0xfffe0001;\n\tcvt.s32.s16 %r1, h.y;\n\tst.global.u32 [%rd14+60], %r1;";
+    let text = module_text(body, decls, "");
+    let out = run_text(&text, &input, 1).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let w = words(&out.buffers[0].data[..64]);
+    assert_eq!(&w[0..2], &[0x0403_0201, 0x0807_0605], "ld/st of the whole register");
+    assert_eq!(&w[2..4], &[0x0403_0201, 0x0807_0605], "mov.b64: t.x is the low half");
+    assert_eq!(&w[4..6], &[0x3333_4444, 0x1111_2222 + 0x0403_0201], "mov.b64 into it, then one element");
+    assert_eq!(&w[6..8], &[7, 0x0807_0605], "mov.v2 copies every element; u.x alone changed after");
+    assert_eq!(&w[8..12], &[0x1413_1211, 0x3f80_0000, 0x1c1b_1a19, 0x201f_1e1d], ".v4 .f32; f.g is element 1");
+    assert_eq!(&w[12..14], &[0x0403_0201, 0x0807_0605], "braces of elements, in the order written");
+    assert_eq!(w[14], 0x0807_0605, "t.x was loaded from the second word");
+    assert_eq!(w[15], 0xffff_fffe, "h.y of .v2 .u16, sign-extended by cvt.s32.s16");
+}
+
+/// A vector register is no scalar of another width: the interpreter says
+/// the instruction is invalid rather than guess (ptxas rejects both).
+#[test]
+fn a_vector_register_is_not_a_scalar_of_another_width() {
+    for body in ["\tld.global.v2.u32 t, [%rd15];\n\tmov.u32 %r1, t;", "\tld.global.u64 t, [%rd15];"] {
+        let text = module_text(body, "\t.reg .v2 .u32 t;\n", "");
+        match run_text(&text, &[], 1) {
+            Err(InterpError::Invalid { .. }) => {}
+            other => panic!("{body}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn shared_local_const_and_module_globals() {
     let module_level = ".global .align 4 .u32 g_counter = 5;\n.const .align 4 .b32 c_table[2] = {0x11, 0x22};\n.shared .align 4 .b32 s_buf[4];";
