@@ -11,7 +11,8 @@
 //!   [`InterpError::Unsupported`], never a guess; faults of the program are
 //!   errors too. The library never prints and never panics on any input.
 //!
-//! Modelled: ld/st/ldu in every space (vectors, relaxed widths), mov (pack,
+//! Modelled: ld/st/ldu in every space (vectors, relaxed widths), vector
+//! registers (`.reg .v2 .u32 t`: whole, and elements `t.x`), mov (pack,
 //! unpack, addresses, special registers), cvt (all integer/float pairs,
 //! every rounding, .sat, .ftz, .relu, .satfinite, f16/bf16/e4m3/e5m2 in
 //! software), cvt.pack, prmt, integer and f16/bf16/f32/f64 arithmetic
