@@ -91,6 +91,9 @@ pub struct Address {
     pub explicit_zero: bool,
     /// Further comma-separated operands inside the brackets (texture coordinates).
     pub rest: Vec<Operand>,
+    /// `[a].unified`: `a` is the address of a variable with the `.unified`
+    /// attribute (`ld`).
+    pub unified: bool,
 }
 
 /// An instruction operand.

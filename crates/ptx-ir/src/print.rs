@@ -399,6 +399,9 @@ pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
                 write_operand(func, op, out);
             }
             out.push(']');
+            if a.unified {
+                out.push_str(".unified");
+            }
         }
         Operand::Vector(ops) => {
             out.push('{');

@@ -1008,6 +1008,7 @@ impl<'i> FunctionLowering<'i> {
         let mut offset = 0i64;
         let mut explicit_zero = false;
         let mut rest = Vec::new();
+        let mut unified = false;
         for part in pair.into_inner() {
             match part.as_rule() {
                 Rule::int_lit if base.is_none() => {
@@ -1056,10 +1057,11 @@ impl<'i> FunctionLowering<'i> {
                 }
                 Rule::pair_second => self.join_pair(&mut rest, part)?,
                 Rule::symbol_offset => self.join_offset(&mut rest, part)?,
+                Rule::unified => unified = true,
                 _ => rest.push(self.operand(part)?),
             }
         }
-        Some(Operand::Address(Box::new(Address { base: base?, offset, explicit_zero, rest })))
+        Some(Operand::Address(Box::new(Address { base: base?, offset, explicit_zero, rest, unified })))
     }
 
     /// Resolves the pending symbol operands of the innermost block against

@@ -5,6 +5,7 @@ mod corpus;
 mod custom_passes;
 mod determinism;
 mod generated_kernels;
+mod isa_sweep;
 mod legalize_relaxed;
 mod library;
 mod pass_cases;

@@ -11,7 +11,7 @@
 use crate::corpus::{self, CorpusFile};
 use rayon::prelude::*;
 
-fn text_sections(cubin: &[u8]) -> Vec<(String, Vec<u8>)> {
+pub(crate) fn text_sections(cubin: &[u8]) -> Vec<(String, Vec<u8>)> {
     ptx_toolchain::elf_sections(cubin).into_iter().filter(|(name, _)| name.starts_with(".text.")).collect()
 }
 

@@ -296,7 +296,7 @@ impl<'i> FunctionLowering<'i> {
         if b.get(at) != Some(&b']') {
             return None;
         }
-        ops.push(Operand::Address(Box::new(Address { base, offset, explicit_zero, rest: Vec::new() })));
+        ops.push(Operand::Address(Box::new(Address { base, offset, explicit_zero, rest: Vec::new(), unified: false })));
         Some(at + 1)
     }
 

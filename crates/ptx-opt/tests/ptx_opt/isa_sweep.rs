@@ -1,0 +1,176 @@
+//! The ISA sweep (`testdata/isa-sweep`, made by `scripts/isa-sweep/generate.py`):
+//! instances of every instruction of the ISA text, each with ptxas 13.5's
+//! verdict. Every instance ptxas accepts must parse, print back byte for byte,
+//! and print canonically to the same cubin; no instance, accepted or not, may
+//! make the parser panic.
+//!
+//! The accepted instances of a target are compiled together, in the module the
+//! generator wrote (`kernels/<target>-<version>.ptx`, one kernel per
+//! instruction file): ptxas runs twice per target. Each instance is also
+//! parsed alone, in `template.ptx`, so that a failure names its instance.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::corpus;
+
+/// One row of `instances.tsv`.
+struct Instance {
+    file: String,
+    target: String,
+    version: String,
+    accepted: bool,
+    line: String,
+}
+
+fn sweep_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/isa-sweep")
+}
+
+fn read(name: &str) -> String {
+    let path = sweep_dir().join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn instances() -> Vec<Instance> {
+    read("instances.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            assert!(cols.len() >= 5, "malformed row: {l}");
+            Instance {
+                file: cols[0].to_string(),
+                target: cols[1].to_string(),
+                version: cols[2].to_string(),
+                accepted: match cols[3] {
+                    "accepted" => true,
+                    "rejected" => false,
+                    v => panic!("unknown verdict {v} in {l}"),
+                },
+                line: cols[4].to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The one-kernel module holding `inst` alone, as the generator writes it.
+fn module_of(template: &str, inst: &Instance) -> String {
+    template.replace("@VERSION@", &inst.version).replace("@TARGET@", &inst.target).replace("@INSTANCES@", &inst.line)
+}
+
+/// Accepted instances that do not yet parse and print back, as
+/// `file: instance`. The list may only shrink.
+const KNOWN_FAILURES: &[&str] = &[];
+
+#[test]
+fn every_accepted_instance_parses_and_prints_back_identically() {
+    let template = read("template.ptx");
+    let all = instances();
+    let accepted: Vec<&Instance> = all.iter().filter(|i| i.accepted).collect();
+    assert!(accepted.len() >= 1500, "the sweep has {} accepted instances", accepted.len());
+    let failures: Vec<String> = accepted
+        .par_iter()
+        .filter_map(|inst| {
+            let source = module_of(&template, inst);
+            let what = match ptx_opt::parse(&source) {
+                Err(e) => format!("does not parse: {e}"),
+                Ok(module) if ptx_opt::print(&module) != source => "prints back differently".to_string(),
+                Ok(_) => return None,
+            };
+            Some(format!("{}: {}  ({what})", inst.file, inst.line))
+        })
+        .collect();
+    let unexpected: Vec<&String> =
+        failures.iter().filter(|f| !KNOWN_FAILURES.iter().any(|k| f.starts_with(&format!("{k}  (")))).collect();
+    assert!(
+        unexpected.is_empty(),
+        "{} of {} accepted instances fail ({} known):\n{}",
+        failures.len(),
+        accepted.len(),
+        KNOWN_FAILURES.len(),
+        unexpected.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+    );
+    let fixed: Vec<&&str> =
+        KNOWN_FAILURES.iter().filter(|k| !failures.iter().any(|f| f.starts_with(&format!("{k}  (")))).collect();
+    assert!(fixed.is_empty(), "known failures that now pass (remove them from KNOWN_FAILURES): {fixed:?}");
+}
+
+#[test]
+fn rejected_instances_do_not_make_the_parser_panic() {
+    let template = read("template.ptx");
+    let all = instances();
+    let rejected: Vec<&Instance> = all.iter().filter(|i| !i.accepted).collect();
+    assert!(!rejected.is_empty());
+    let panics: Vec<String> = rejected
+        .par_iter()
+        .filter_map(|inst| {
+            let source = module_of(&template, inst);
+            std::panic::catch_unwind(|| {
+                if let Ok(module) = ptx_opt::parse(&source) {
+                    ptx_opt::print(&module);
+                    ptx_ir::print::print_module_canonical(&module);
+                }
+            })
+            .err()
+            .map(|_| format!("{}: {}", inst.file, inst.line))
+        })
+        .collect();
+    assert!(panics.is_empty(), "the parser panics on {} rejected instances:\n{}", panics.len(), panics.join("\n"));
+}
+
+/// The modules of accepted instances, one per target, are exactly the
+/// accepted rows; printed canonically, each compiles to the identical cubin.
+#[test]
+fn accepted_instances_print_canonically_to_the_same_cubin() {
+    let all = instances();
+    let mut expected: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for inst in all.iter().filter(|i| i.accepted) {
+        expected.entry(format!("{}-{}.ptx", inst.target, inst.version)).or_default().push(&inst.line);
+    }
+    let mut names: Vec<String> = std::fs::read_dir(sweep_dir().join("kernels"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, expected.keys().cloned().collect::<Vec<_>>(), "one module per target of accepted instances");
+    let failures: Vec<String> = names
+        .par_iter()
+        .filter_map(|name| {
+            let source = read(&format!("kernels/{name}"));
+            let mut lines: Vec<&str> = source.lines().collect();
+            lines.sort_unstable();
+            let mut want = expected[name].clone();
+            want.sort_unstable();
+            if !want.iter().all(|l| lines.binary_search(l).is_ok()) {
+                return Some(format!("{name}: does not hold every accepted instance of its target"));
+            }
+            let target = ptx_toolchain::target_of(&source).expect("a .target");
+            let module = match ptx_opt::parse(&source) {
+                Ok(m) => m,
+                Err(e) => return Some(format!("{name}: does not parse: {e}")),
+            };
+            if ptx_opt::print(&module) != source {
+                return Some(format!("{name}: does not print back identically"));
+            }
+            let compile = |text: &str| corpus::toolchain().compile(text, &target, &[]);
+            let original = match compile(&source) {
+                Ok(c) => c,
+                Err(e) => return Some(format!("{name}: ptxas rejects the generated module: {e}")),
+            };
+            match compile(&ptx_ir::print::print_module_canonical(&module)) {
+                Ok(cubin) if cubin == original => None,
+                Ok(cubin)
+                    if crate::round_trip::text_sections(&cubin) == crate::round_trip::text_sections(&original) =>
+                {
+                    Some(format!("{name}: the canonical print changes the cubin (not the machine code)"))
+                }
+                Ok(_) => Some(format!("{name}: the canonical print changes the machine code")),
+                Err(e) => Some(format!("{name}: ptxas rejects the canonical print: {e}")),
+            }
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
