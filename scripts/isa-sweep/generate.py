@@ -55,8 +55,11 @@ DEFAULT_PTXAS = os.path.join(ROOT, ".cache", "toolchain", "nvidia-cuda-nvcc-13.5
 
 # Tried in order: an instance takes the first that accepts it. sm_100a has
 # the most (tcgen05 and all before it but wgmma/setmaxnreg's sm_90a forms).
-TARGETS = ["sm_100a", "sm_90a", "sm_120a", "sm_103a", "sm_80"]
-VERSION = "9.5"
+# (target, PTX version). Nothing older than sm_75 (ptxas 13's oldest): the
+# kernels declare `.b128` registers, which need sm_70 and PTX 8.3, past the
+# versions where `shfl` and `vote` without `.sync` were allowed on sm_70.
+TARGETS = [("sm_100a", "9.5"), ("sm_90a", "9.5"), ("sm_120a", "9.5"), ("sm_103a", "9.5"), ("sm_80", "9.5")]
+VERSION = dict(TARGETS)
 CAP_PER_FILE = 240
 CHUNK = 600
 
@@ -71,7 +74,7 @@ TYPE_BITS = {"bf16": 16, "bf16x2": 32, "tf32": 32, "u16x2": 32, "s16x2": 32, "f3
 for _t in ("e4m3", "e5m2", "e2m3", "e3m2", "e2m1"):
     TYPE_BITS[_t + "x2"] = 16
     TYPE_BITS[_t + "x4"] = 32
-REGS_PER_TYPE = 32
+REGS_PER_TYPE = 128
 
 SPACE_SYMBOL = {"shared": "smem", "global": "gmem", "const": "cmem", "local": "lmem"}
 
@@ -208,6 +211,11 @@ def split_head(head):
                     break
             items.append(head[i:j])
             i = j
+        elif head.startswith(".{", i) and not head.startswith(".{.", i):
+            # `.{1d,2d,3d}`: one of the words, not optional.
+            j = head.index("}", i)
+            items.append("=" + head[i + 2 : j])
+            i = j + 1
         elif c == ".":
             m = re.match(r"\.[A-Za-z0-9_:]+", head[i:])
             if not m:
@@ -228,10 +236,14 @@ def split_head(head):
 def realise_head(items, defs, ch):
     words = []
     for it in items[1:]:
+        if it.startswith("="):
+            alts = [a.strip() for a in it[1:].split(",") if a.strip()]
+            words.append(alts[ch.pick(len(alts))])
+            continue
         if it.startswith("{"):
             inner = it[1:-1].strip()
             if ch.pick(2):
-                alts = [a.strip() for a in split_top(inner, "|")]
+                alts = [a.strip() for a in re.split(r"[|,]", inner)]
                 alt = alts[ch.pick(len(alts))] if len(alts) > 1 else alts[0]
                 if alt.startswith("::"):
                     if words:
@@ -314,6 +326,8 @@ def operand_type(cx, name, position):
         return first if position == 0 else last
     if op in ("selp",) and name == "c":
         return "pred"
+    if op in ("bar", "barrier") and name in ("a", "b"):
+        return "b32"
     if op in ("popc", "clz", "bfind", "cnot") and position == 0:
         return "u32" if op != "cnot" else first
     if position == 0:
@@ -416,6 +430,63 @@ def address(cx, state):
     return "%ad_0"
 
 
+def matrix_fragment(cx, name, position):
+    """The registers of a matrix fragment, for the forms whose size the
+    modifiers give: `ldmatrix`/`stmatrix` (`.x1/.x2/.x4` registers of 32
+    bits) and `wgmma`'s accumulator (n/2 or n/4 of an m64nNkK shape)."""
+    if cx.opcode in ("ldmatrix", "stmatrix") and name in ("d", "r"):
+        n = next((int(w[1:]) for w in cx.words if re.fullmatch(r"x[124]", w)), 1)
+        return ["b32"] * n
+    if cx.opcode == "movmatrix" and name in ("d", "a"):
+        return ["b32"]
+    if cx.opcode == "wgmma" and name == "d":
+        shape = next((w for w in cx.words if re.fullmatch(r"m64n\d+k\d+", w)), None)
+        if shape:
+            n = int(re.match(r"m64n(\d+)", shape).group(1))
+            dtype = cx.types[0] if cx.types else "f32"
+            return ["b32"] * (n // 4) if dtype == "f16" else [dtype if dtype in REG_TYPES else "b32"] * (n // 2)
+    if cx.opcode == "wgmma" and name == "a":
+        return ["b32"] * 4
+    if cx.opcode == "mma" and name in ("d", "a", "b", "c") and len(cx.types) == 4:
+        return mma_fragment(cx, name)
+    return None
+
+
+ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f64": 64, "s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1,
+                "e4m3": 8, "e5m2": 8, "e3m2": 8, "e2m3": 8, "e2m1": 8}
+
+
+def mma_fragment(cx, name):
+    """Registers per thread of an `mma.sync` fragment: a warp's 32 threads
+    share the m x k, k x n and m x n matrices; A and B elements are packed in
+    32-bit registers (f64 take one register each), C and D hold f32, s32 or
+    f64 elements each, f16 two per register. m8n8k4 with f16 inputs is the
+    quad-pair form: A and B two registers, C and D four (f16) or eight."""
+    shape = next((w for w in cx.words if re.fullmatch(r"m\d+n\d+k\d+", w)), None)
+    if not shape:
+        return None
+    m, n, k = map(int, re.findall(r"\d+", shape))
+    dtype, atype, btype, ctype = cx.types
+    if name in ("a", "b"):
+        ty = atype if name == "a" else btype
+        bits = ELEMENT_BITS.get(ty)
+        if bits is None:
+            return None
+        elems = (m * k if name == "a" else k * n) // 32
+        if shape == "m8n8k4" and ty == "f16":
+            return ["b32"] * 2
+        if bits == 64:
+            return ["f64"] * elems
+        return ["b32"] * max(1, elems * bits // 32)
+    ty = dtype if name == "d" else ctype
+    elems = m * n // 32
+    if shape == "m8n8k4" and atype == "f16":
+        elems = 8
+    if ty == "f16":
+        return ["b32"] * (elems // 2)
+    return [ty if ty in REG_TYPES else "b32"] * elems
+
+
 def reg_or_value(name, cx, ch, position, defs, state):
     if re.fullmatch(r"-?\d+|0[xX][0-9a-fA-F]+", name) or name.startswith("%"):
         return name
@@ -443,8 +514,19 @@ def reg_or_value(name, cx, ch, position, defs, state):
         return "fproto"
     if low in ("tgt", "target", "label", "tlist") or low.startswith("label"):
         return "flist" if low == "tlist" else "L0"
+    if low == "imm-reg-count":
+        return "32"  # a multiple of 8 in [24, 256]
     if "imm" in low or low in ("n", "count_imm"):
         return "1"
+    if low == "size" and cx.opcode in ("applypriority", "discard"):
+        return "128"
+    if low == "a" and cx.opcode == "istypep":
+        return "tex0"
+    if low == "scale-d":
+        return cx.reg("pred")
+    fragment = matrix_fragment(cx, low, position)
+    if fragment:
+        return "{" + ", ".join(cx.reg(ty) for ty in fragment) + "}"
     if "cache-policy" in low or "policy" in low or "desc" in low or low in ("taddr",):
         return cx.reg("b64") if "taddr" not in low else cx.reg("b32")
     if is_pred_name(low) and cx.opcode != "cvta":
@@ -452,7 +534,7 @@ def reg_or_value(name, cx, ch, position, defs, state):
     if low in ("count", "ncols", "size", "cp-size", "src-size", "b-size"):
         return cx.reg("b32")
     ty = operand_type(cx, low, position)
-    if cx.vec and low in ("d", "b") and ty != "pred":
+    if cx.vec and (low in ("d", "b") or (cx.opcode == "sust" and low == "c")) and ty != "pred":
         return "{" + ", ".join(cx.reg(ty) for _ in range(cx.vec)) + "}"
     return cx.reg(ty)
 
@@ -540,7 +622,14 @@ def instances_of(name, templates, cap):
     if len(out) > cap:
         rng = random.Random(name)
         out = sorted(rng.sample(out, cap), key=out.index)
-    return out
+    # Literals as sources: a variant of every other instance.
+    extra = []
+    for k, inst in enumerate(out):
+        lit = with_immediate(inst, k // 2) if k % 2 == 0 else None
+        if lit and lit not in seen:
+            seen.add(lit)
+            extra.append(lit)
+    return out + extra
 
 
 def read_spec(spec_dir, only):
@@ -572,7 +661,7 @@ def read_spec(spec_dir, only):
 def module(target, kernels):
     """The text of a module of kernels [(name, lines)] and, per line number
     (from 1), the (kernel, line) it holds."""
-    text = MODULE_HEAD.replace("@VERSION@", VERSION).replace("@TARGET@", target)
+    text = MODULE_HEAD.replace("@VERSION@", VERSION[target]).replace("@TARGET@", target)
     where = {}
     line = text.count("\n")
     for k, (name, lines) in enumerate(kernels):
@@ -671,8 +760,53 @@ REPAIR_ROUNDS = 4
 REPAIRS_PER_FILE = 120
 
 
+def immediate_for(ty, k):
+    """A literal of type `ty` (None where none is written: f16, b128)."""
+    if ty == "f32":
+        return ["0f3F800000", "1.5", "0fBF000000"][k % 3]
+    if ty == "f64":
+        return ["0d3FF0000000000000", "2.5", "0dC000000000000000"][k % 3]
+    if re.fullmatch(r"[bsu](8|16|32|64)", ty):
+        return ["1", "0x10", "-1", "7", "0b101", "010"][k % 6]
+    return None
+
+
+def with_immediate(line, k):
+    """The instance with its last source register replaced by a literal."""
+    head, _, ops = line.rstrip(";").partition(" ")
+    args = [a.strip() for a in split_top(ops)] if ops else []
+    if len(args) < 2:
+        return None
+    m = re.fullmatch(r"%(\w+?)_\d+", args[-1])
+    lit = immediate_for(m.group(1), k) if m else None
+    if lit is None:
+        return None
+    return head + " " + ", ".join(args[:-1] + [lit]) + ";"
+
+
+def mismatch_variants(line):
+    """Guesses for 'Arguments mismatch': registers of 32 bits for narrower or
+    half-precision ones (packed operands), the last source a literal, every
+    scalar source a literal."""
+    out = []
+    widened = re.sub(r"%(?:[bsu](?:8|16)|f16|f16x2)_(\d+)", r"%b32_\1", line)
+    if widened != line:
+        out.append(widened)
+    head, _, ops = line.rstrip(";").partition(" ")
+    args = [a.strip() for a in split_top(ops)] if ops else []
+    if len(args) >= 2 and re.fullmatch(r"%\w+_\d+", args[-1]) and not args[-1].startswith("%pred"):
+        out.append(head + " " + ", ".join(args[:-1] + ["1"]) + ";")
+    lits = [a if i == 0 or not re.fullmatch(r"%\w+_\d+", a) or a.startswith("%pred") else "1"
+            for i, a in enumerate(args)]
+    if lits != args:
+        out.append(head + " " + ", ".join(lits) + ";")
+    return out
+
+
 def repaired(line, msg):
     """The instance with the argument ptxas names made a vector."""
+    if "Arguments mismatch" in msg:
+        return mismatch_variants(line)
     m = re.search(r"Vector of size (\d+) is expected for argument (\d+)", msg)
     if m:
         sizes, arg = [int(m.group(1))], int(m.group(2))
@@ -728,14 +862,14 @@ def main():
 
     ptxas = Ptxas(args.ptxas)
     originals = len(instances)
-    for target in TARGETS:
+    for target, _ in TARGETS:
         ok, out = ptxas.run(module(target, [("sweep", [])])[0], target, f"empty-{target}")
         assert ok, f"the kernel without instances is rejected at {target}: {first_message(out)}"
     result = {}  # index -> (target, message or None)
     pending = list(range(len(instances)))
     for round_ in range(REPAIR_ROUNDS + 1):
         messages = {}  # index -> every target's message
-        for target in TARGETS:
+        for target, _ in TARGETS:
             chunks = [pending[i : i + CHUNK] for i in range(0, len(pending), CHUNK)]
 
             def work(arg):
@@ -753,6 +887,8 @@ def main():
         accepted = sum(1 for r in result.values() if r[1] is None)
         print(f"round {round_}: {accepted} accepted so far, {len(pending)} rejected, {ptxas.calls} ptxas calls",
               file=sys.stderr)
+        if round_ == REPAIR_ROUNDS:
+            break
         # Instances ptxas says how to repair (a vector where a scalar is) are
         # tried again, repaired, as instances of their own.
         fresh = []
@@ -779,7 +915,7 @@ def main():
     os.makedirs(kernels_dir, exist_ok=True)
     for f in os.listdir(kernels_dir):
         os.remove(os.path.join(kernels_dir, f))
-    for target in TARGETS:
+    for target, _ in TARGETS:
         ids = [i for i in range(len(instances)) if result[i] == (target, None)]
         ids.sort(key=lambda i: (instances[i][0], instances[i][1]))
         items = [(i, *instances[i]) for i in ids]
@@ -791,7 +927,7 @@ def main():
         if not kept:
             continue
         text, _ = module(target, [(n, [it[2] for it in g]) for n, g in grouped(kept)])
-        with open(os.path.join(kernels_dir, f"{target}-{VERSION}.ptx"), "w") as f:
+        with open(os.path.join(kernels_dir, f"{target}-{VERSION[target]}.ptx"), "w") as f:
             f.write(text)
 
     with open(os.path.join(OUT, "template.ptx"), "w") as f:
@@ -802,7 +938,7 @@ def main():
         if i >= originals and msg is not None:
             continue  # a repair that did not help
         clean = (msg or "").replace("\t", " ")
-        rows.append((name, target, VERSION, "accepted" if msg is None else "rejected", inst, clean))
+        rows.append((name, target, VERSION[target], "accepted" if msg is None else "rejected", inst, clean))
     rows.sort()
     with open(os.path.join(OUT, "instances.tsv"), "w") as f:
         f.write("# file\ttarget\tversion\tverdict\tinstance\tptxas's first message\n")
