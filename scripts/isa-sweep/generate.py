@@ -2,41 +2,53 @@
 """The ISA sweep: instances of every instruction the ISA text describes, with
 ptxas 13.5's verdict on each (issue 16).
 
-    python3 scripts/isa-sweep/generate.py [--spec DIR] [--ptxas PATH] [--only NAME,...]
+    python3 scripts/isa-sweep/generate.py [--spec DIR] [--ptxas PATH] [--only NAME,...] [--dry]
 
-DIR defaults to ../shared/spec/isa beside the repository. It writes
-testdata/isa-sweep/:
-  * instances.tsv: one row per instance, sorted: instruction file, target,
+DIR defaults to ../shared/spec/isa beside the repository; --dry prints the
+instances and runs no ptxas. It takes about 2 minutes (5 on a busy machine)
+and writes testdata/isa-sweep/:
+  * instances.tsv: one row per instance, sorted: spec file, target, PTX
     version, verdict (accepted/rejected), the instance line, and ptxas's
     first message about it (empty when accepted);
-  * kernels/<target>-<version>-<NNN>.ptx: the accepted instances, one a line,
-    in the kernels ptxas accepted whole (what the facade's `isa_sweep` test
-    parses, prints and compiles);
-  * preamble.ptx: the text before the instances in every kernel
-    (@VERSION@/@TARGET@ stand for the header), and epilogue.ptx after them.
+  * kernels/<target>-<version>.ptx: the accepted instances of each target in
+    one module that ptxas accepts whole, one instance a line, one kernel per
+    spec file (what the facade's `isa_sweep` test parses, prints and
+    compiles);
+  * template.ptx: a module of one kernel with the line `@INSTANCES@` where
+    the instances go (@VERSION@ and @TARGET@ for the header): the test puts
+    each instance alone in it.
 
 How instances are made. Each `### Syntax` code block of a spec file gives
 templates (`add{.sat}.s32 d, a, b;`) and definitions (`.type = { .u16, ... }`,
-also `cp-size = { 4, 8, 16 }`). A template's choice points are its optional
-`{...}` parts (modifiers, `{, operand}`, `{!}`, `p[|q]`) and the defined
-names it uses; the instances first cover every value of every choice point,
-then add combinations drawn with a random generator seeded by the file name
-and template, up to CAP_PER_FILE per file. Operands are given by role: the
+also `cp-size = { 4, 8, 16 }`, `vop = { vadd, ... }`). A template's choice
+points are its optional `{...}` parts (modifiers, `{, operand}`, `{!}`,
+`p[|q]`, `a{.asel}`), its `.{1d,2d,3d}` alternatives and the defined names it
+uses; the instances first cover every value of every choice point, then add
+combinations drawn with a random generator seeded by the file name and
+template, up to CAP_PER_FILE per file; then variants: a literal for the last
+source, a guard (`@p`, `@!p`), tight spacing. Operands are given by role:
 data operands are registers declared with the instance's type (the
-destination takes the first type, sources the last; a few instructions have
-their own rule in OPERAND_RULES), `.vN` makes `d` and `b` vectors, `[a]` is
-an address (`[%ad_0]`, `[%ad_0+8]` or a variable of the instruction's state
-space), names that the text defines take a listed value, and labels,
-functions, special registers, immediates and predicates are recognised by
-name.
+destination takes the first type, sources the last; `operand_type` has the
+instructions with rules of their own, `matrix_fragment` the register counts
+of mma/wmma/wgmma/ldmatrix fragments), `.vN` makes `d` and `b` vectors,
+`[a]` is an address (a register, with an offset, or a variable of the
+instruction's state space), a texture or surface address holds its
+coordinates in a vector sized by the geometry, names that the text defines
+take a listed value, and labels, functions, special registers, immediates
+and predicates are recognised by name.
 
-How verdicts are measured. Every instance is tried first at TARGETS[0]
-(PTX 9.5): the instances of a chunk go into one kernel, one a line, given to
-`ptxas -arch=<target> -o /dev/null`; the lines ptxas names in an error are
-rejected and dropped and the rest tried again until ptxas accepts the file
-(a failure naming no instance line is bisected). Instances rejected there
-are tried at the next target, and so on; an instance rejected everywhere is
-recorded with its first target's message. At most two ptxas run at a time.
+How verdicts are measured. Every instance is tried at each of TARGETS in
+turn and takes the first that accepts it: the instances of a chunk go into
+one module (a kernel per spec file; a kernel cannot mix `.cta_group::1` and
+`::2`), one a line, given to `ptxas -arch=<target> -o /dev/null`; the lines
+ptxas names in an error are rejected and dropped and the rest tried again
+until ptxas accepts the file (a failure naming no instance line, as a crash,
+is bisected). An instance rejected everywhere is recorded with its first
+target's message. Where ptxas says how (`Vector of size 4 is expected for
+argument 0`, `Arguments mismatch`), repaired copies are swept again, for
+REPAIR_ROUNDS rounds; a repair ptxas rejects is not recorded. Last, each
+target's accepted instances are checked together, in the module the test
+reads. At most two ptxas run at a time.
 """
 import argparse
 import os
@@ -419,15 +431,16 @@ def coordinates(cx, tok, ch, position, defs, state):
 
 
 def address(cx, state):
-    form = cx.index % 4
+    """Address forms in turn: a register, with an offset (positive, negative,
+    an explicit zero), the variable of the instruction's state space, plus an
+    offset."""
+    form = cx.index % 6
     sym = SPACE_SYMBOL.get(cx.space) if cx.space else None
     if form == 2 and sym:
         return sym
     if form == 3 and sym:
         return sym + "+16"
-    if form == 1:
-        return "%ad_0+8"
-    return "%ad_0"
+    return ["%ad_0", "%ad_0+8", "%ad_1", "%ad_2+64", "%ad_3-8", "%ad_0+0"][form]
 
 
 def matrix_fragment(cx, name, position):
@@ -449,7 +462,43 @@ def matrix_fragment(cx, name, position):
         return ["b32"] * 4
     if cx.opcode == "mma" and name in ("d", "a", "b", "c") and len(cx.types) == 4:
         return mma_fragment(cx, name)
+    if cx.opcode == "wmma":
+        return wmma_fragment(cx, name)
     return None
+
+
+def wmma_fragment(cx, name):
+    """`wmma` fragments: as `mma.sync`'s (the warp shares the matrices), but
+    an f16 A or B fragment is eight registers whatever the shape."""
+    shape = next((w for w in cx.words if re.fullmatch(r"m\d+n\d+k\d+", w)), None)
+    if not shape or not cx.types:
+        return None
+    m, n, k = map(int, re.findall(r"\d+", shape))
+    if cx.words[0] in ("load", "store") and len(cx.words) > 1 and name == "r":
+        role, ty = cx.words[1], cx.types[0]
+    elif cx.words[0] == "mma" and name in ("a", "b", "c", "d"):
+        role = name
+        if len(cx.types) == 2:
+            dtype, ctype, atype, btype = cx.types[0], cx.types[1], "f16", "f16"
+        elif len(cx.types) == 4:
+            dtype, atype, btype, ctype = cx.types
+        else:
+            return None
+        ty = {"a": atype, "b": btype, "c": ctype, "d": dtype}[role]
+    else:
+        return None
+    if role in ("a", "b"):
+        if ty == "f16":
+            return ["b32"] * 8
+        bits = ELEMENT_BITS.get(ty)
+        if bits is None:
+            return None
+        elems = (m * k if role == "a" else k * n) // 32
+        return ["f64"] * elems if bits == 64 else ["b32"] * max(1, elems * bits // 32)
+    elems = m * n // 32
+    if ty == "f16":
+        return ["b32"] * (elems // 2)
+    return [ty if ty in REG_TYPES else "b32"] * elems
 
 
 ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f64": 64, "s8": 8, "u8": 8, "s4": 4, "u4": 4, "b1": 1,
@@ -531,7 +580,7 @@ def reg_or_value(name, cx, ch, position, defs, state):
         return cx.reg("b64") if "taddr" not in low else cx.reg("b32")
     if is_pred_name(low) and cx.opcode != "cvta":
         return cx.reg("pred")
-    if low in ("count", "ncols", "size", "cp-size", "src-size", "b-size"):
+    if low in ("count", "ncols", "size", "cp-size", "src-size", "b-size", "stride"):
         return cx.reg("b32")
     ty = operand_type(cx, low, position)
     if cx.vec and (low in ("d", "b") or (cx.opcode == "sust" and low == "c")) and ty != "pred":
@@ -622,13 +671,21 @@ def instances_of(name, templates, cap):
     if len(out) > cap:
         rng = random.Random(name)
         out = sorted(rng.sample(out, cap), key=out.index)
-    # Literals as sources: a variant of every other instance.
+    # Literals as sources: a variant of every other instance; a guard on
+    # every fourth (negated on every eighth); every sixth written tightly
+    # (no blank after a comma, three after the mnemonic;
+    # no tab: it would split the row of instances.tsv).
     extra = []
     for k, inst in enumerate(out):
-        lit = with_immediate(inst, k // 2) if k % 2 == 0 else None
-        if lit and lit not in seen:
-            seen.add(lit)
-            extra.append(lit)
+        variants = [with_immediate(inst, k // 2) if k % 2 == 0 else None]
+        if k % 4 == 1:
+            variants.append(("@!%pred_9 " if k % 8 == 1 else "@%pred_9 ") + inst)
+        if k % 6 == 3:
+            variants.append(re.sub(r", ", ",", inst.replace(" ", "   ", 1)))
+        for v in variants:
+            if v and v not in seen:
+                seen.add(v)
+                extra.append(v)
     return out + extra
 
 
@@ -937,7 +994,7 @@ def main():
         target, msg = result[i]
         if i >= originals and msg is not None:
             continue  # a repair that did not help
-        clean = (msg or "").replace("\t", " ")
+        clean = re.sub(r"^(?:ptxas )?(error|fatal)\s*:\s*", "", (msg or "").replace("\t", " "))[:160]
         rows.append((name, target, VERSION[target], "accepted" if msg is None else "rejected", inst, clean))
     rows.sort()
     with open(os.path.join(OUT, "instances.tsv"), "w") as f:
