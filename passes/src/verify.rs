@@ -44,9 +44,12 @@
 //! `.global` address in 64-bit code (valid or not depending on the target),
 //! and the mixing of element types inside `{...}` vectors.
 
+mod declarations;
 mod forms;
+mod requirements;
 mod rules;
 mod signature;
+mod target;
 
 use ptx_ir::special::is_special_register;
 use ptx_ir::{
@@ -93,6 +96,10 @@ pub struct Verify {
     /// Module-level variables and functions whose names start with `%`
     /// (almost always none).
     module_names: Vec<String>,
+    /// Module-level names a function may use as symbols.
+    module_scope: declarations::ModuleScope,
+    /// What the header lacks for the instructions that need more.
+    target: target::TargetCheck,
 }
 
 impl Verify {
@@ -104,14 +111,17 @@ impl Verify {
         });
         let functions = module.functions.values().map(|f| f.name.as_str());
         let module_names = variables.chain(functions).filter(|n| n.starts_with('%')).map(String::from).collect();
-        Verify { module_names }
+        let target = target::TargetCheck::for_module(module);
+        Verify { module_names, module_scope: declarations::ModuleScope::of(module), target }
     }
 
     /// Checks what lies outside function bodies: the module header and the
     /// module-scope declarations. Every error found, in source order.
     /// (Function bodies are [`verify_function`]'s.)
-    pub fn check_module(&self, _module: &Module) -> Vec<Diagnostic> {
-        Vec::new()
+    pub fn check_module(&self, module: &Module) -> Vec<Diagnostic> {
+        let mut errors = target::check_header(module);
+        errors.extend(declarations::check_module(module));
+        errors
     }
 }
 
@@ -145,8 +155,14 @@ pub fn create() -> Box<dyn Pass> {
 pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
     let module_names = module.module_names.as_slice();
     let as_parsed = func.is_pristine();
-    let mut v =
-        Verifier { func, module_names, errors: Vec::new(), placed: vec![false; func.labels.len()], as_parsed };
+    let mut v = Verifier {
+        func,
+        module_names,
+        errors: Vec::new(),
+        placed: vec![false; func.labels.len()],
+        as_parsed,
+        target: &module.target,
+    };
     let body = func.body().unwrap_or(&[]);
     // Where each label is placed: a branch to a label that is not (a pass
     // deleted it) is an error, and so is a label placed twice.
@@ -177,6 +193,7 @@ pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
             }
         }
     }
+    v.errors.extend(declarations::check_function(func, &module.module_scope));
     v.errors
 }
 
@@ -192,6 +209,8 @@ struct Verifier<'f> {
     /// The function is as the parser made it, so every register and label
     /// it refers to exists (only a pass can leave one dangling).
     as_parsed: bool,
+    /// What the module's header lacks (`.target`, `.version`).
+    target: &'f target::TargetCheck,
 }
 
 impl<'f> Verifier<'f> {
@@ -209,6 +228,9 @@ impl<'f> Verifier<'f> {
                 let msg = format!("guard {} must be a .pred register, not {}", self.reg(g.reg), self.reg_ty(g.reg));
                 self.error(inst, msg);
             }
+        }
+        if let Some(msg) = self.target.check_inst(self.func, inst) {
+            self.error(inst, msg);
         }
         // Unknown opcodes and modifiers, operand counts and kinds, vector sizes.
         let mut form_errors = Vec::new();

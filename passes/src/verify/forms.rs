@@ -74,13 +74,8 @@ const NO_WORDS: &[Word] = &[];
 const BOOL_OPS: &[Word] = &[Word::known("and"), Word::known("or"), Word::known("xor")];
 /// `setp`/`set`: the comparisons that are also words (`.hi`, `.lo`) and
 /// the BoolOps.
-const COMPARE_WORDS: &[Word] = &[
-    Word::known("and"),
-    Word::known("or"),
-    Word::known("xor"),
-    Word::known("hi"),
-    Word::known("lo"),
-];
+const COMPARE_WORDS: &[Word] =
+    &[Word::known("and"), Word::known("or"), Word::known("xor"), Word::known("hi"), Word::known("lo")];
 
 use Layout::{Branch, Load, Result, Store, Values};
 

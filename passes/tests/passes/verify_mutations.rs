@@ -12,7 +12,8 @@
 //!
 //! The per-kind table is printed: `cargo test -p ptx-passes --test passes
 //! verify_mutations -- --nocapture` (or `scripts/verify-mutations/table.sh`,
-//! which prints only the table).
+//! which prints only the table). `VERIFY_MUTATIONS_MISSED=N` shows N missed
+//! mutants of each kind (3 by default).
 
 use crate::line_of;
 use ptx_ir::Diagnostic;
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 /// Of the mutants ptxas rejects, the least share (in thousandths) we must
 /// reject too. Measured: see the table in the commit that last raised it.
-const CATCH_FLOOR_PERMILLE: usize = 410;
+const CATCH_FLOOR_PERMILLE: usize = 955;
 
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -242,6 +243,8 @@ fn verify_mutations_against_ptxas() {
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     let mut false_rejects = Vec::new();
     let mut missed_examples: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    // How many missed mutants to show per kind (to see what a check should catch).
+    let missed_to_show = std::env::var("VERIFY_MUTATIONS_MISSED").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
     for m in &mutants {
         let source = sources.entry(&m.file).or_insert_with(|| {
             let path = repo_root().join(Path::new(&m.file));
@@ -277,7 +280,7 @@ fn verify_mutations_against_ptxas() {
                 }
                 if !rejected {
                     let examples = missed_examples.entry(&m.kind).or_default();
-                    if examples.len() < 3 {
+                    if examples.len() < missed_to_show {
                         examples.push(format!("{} (ptxas: {})", m.describe(), m.ptxas_message));
                     }
                 }

@@ -136,6 +136,44 @@ fn a_late_verify_error_is_reported_as_by_the_whole_run() {
     }
 }
 
+/// A batch sees the module-level names every earlier batch declared, and
+/// not those a later batch declares (the parser may already have read
+/// them): one item per batch, the verdicts are the whole-module run's.
+#[test]
+fn a_batch_sees_the_names_earlier_batches_declared() {
+    let kernel = |name: &str, symbol: &str| {
+        format!(
+            ".visible .entry {name}()\n{{\n\t.reg .b32 %r<2>;\n\tld.global.u32 %r1, [{symbol}];\n\t\
+             st.global.u32 [{symbol}], %r1;\n\tret;\n}}\n"
+        )
+    };
+    let header = ".version 8.0\n.target sm_80\n.address_size 64\n";
+    let valid = format!("{header}.global .align 4 .u32 early;\n{}{}", kernel("a", "early"), kernel("b", "early"));
+    for threads in [1, 2] {
+        let options = Options { threads: Some(threads), ..Options::default() };
+        let streamed = ptx_opt::optimize_in_batches(&valid, &options, 1).unwrap().expect("streams");
+        assert_eq!(streamed.ptx, valid);
+    }
+    let late = format!("{header}{}{}.global .align 4 .u32 late;\n", kernel("a", "late"), kernel("b", "early"));
+    for threads in [1, 2] {
+        let options = Options { threads: Some(threads), ..Options::default() };
+        assert!(ptx_opt::optimize_in_batches(&late, &options, 1).unwrap().is_none());
+        let streamed = ptx_opt::optimize(&late, &options).unwrap_err();
+        let whole = ptx_opt::optimize_whole(&late, &options).unwrap_err();
+        assert_eq!(format!("{streamed:?}"), format!("{whole:?}"));
+        let messages: Vec<&str> = whole.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "ld: 'late' is not declared",
+                "st: 'late' is not declared",
+                "ld: 'early' is not declared",
+                "st: 'early' is not declared"
+            ]
+        );
+    }
+}
+
 /// On two or more threads the next batches are parsed while the earlier
 /// ones are verified and optimized; on one thread the batches go one after
 /// the other. Both give the whole-module result, errors included.

@@ -1,0 +1,278 @@
+//! Declarations and state spaces, as ptxas 13.5 checks them (each rule was
+//! tried on ptxas first; the mutation set `testdata/verify-mutations`
+//! measures them):
+//!
+//! * a name used as a symbol (`[nosuch]`, `mov.u64 %rd1, nosuch`, `call
+//!   nosuch`) must be declared before its use: a parameter, a variable of the
+//!   function, or a module-level variable or function ("Unknown symbol");
+//! * a name is declared once per scope ("Duplicate definition"): parameters
+//!   among themselves, body variables of the outermost scope against the
+//!   parameters, a single register `%r3` against a family `%r<4>` of the
+//!   same scope (ptxas compares the number: `%r03` is `%r3`), labels against
+//!   parameters; module-level variables defined twice;
+//! * state spaces: `st.const` and `atom`/`red` on `.const`, `.param` or
+//!   `.local` ("State space incorrect"), `ld.nc` outside `.global`, and an
+//!   instruction whose space differs from that of the variable it addresses
+//!   (`ld.global` of a kernel parameter: "State space mismatch").
+//!
+//! Modules arrive in batches when streamed: names declared in an earlier
+//! batch are not in the batch's module but in the declarations the batches
+//! share ([`Module::declared_in_source`]).
+
+use ptx_ir::{
+    AddrBase, Control, Diagnostic, Function, Inst, Modifier, Module, ModuleItem, Opcode, Operand, SourceDeclarations,
+    Span, StateSpace, Stmt, Variable,
+};
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// What a function may name from its module.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ModuleScope {
+    /// Module-level variables and functions of this module (or batch), with
+    /// where each is first declared.
+    names: BTreeMap<String, u32>,
+    /// For a batch of a streamed module: what the whole source declares.
+    declared_in_source: Option<Arc<SourceDeclarations>>,
+}
+
+impl ModuleScope {
+    pub(super) fn of(module: &Module) -> ModuleScope {
+        let variables = module.items.iter().filter_map(|item| match item {
+            ModuleItem::Variable(v) => Some((v.name.clone(), v.span.start)),
+            _ => None,
+        });
+        let functions = module.functions.values().map(|f| (f.name.clone(), f.span.start));
+        let mut names = BTreeMap::new();
+        for (name, at) in variables.chain(functions) {
+            let first: &mut u32 = names.entry(name).or_insert(at);
+            *first = (*first).min(at);
+        }
+        ModuleScope { names, declared_in_source: module.declared_in_source.clone() }
+    }
+
+    /// True if `name` is declared at module scope before `func` (a function
+    /// may call itself).
+    fn declares(&self, name: &str, func: &Function) -> bool {
+        let at = func.span.start;
+        self.names.get(name).is_some_and(|&first| first <= at)
+            || self.declared_in_source.as_ref().is_some_and(|d| d.declared_before(name, at))
+    }
+}
+
+/// Module-level variables defined twice in this module (an `.extern`
+/// declaration may be repeated).
+pub(super) fn check_module(module: &Module) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    let mut defined: BTreeSet<&str> = BTreeSet::new();
+    for item in &module.items {
+        if let ModuleItem::Variable(v) = item {
+            if !v.linkage.iter().any(|l| l == "extern") && !defined.insert(v.name.as_str()) {
+                errors.push(Diagnostic::new(v.span, format!("variable '{}' is defined twice", v.name)));
+            }
+        }
+    }
+    errors
+}
+
+/// Every declaration and state-space error of `func`, in body order.
+pub(super) fn check_function(func: &Function, scope: &ModuleScope) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    let params: Vec<&Variable> = func.params.iter().flatten().chain(func.returns.iter().flatten()).collect();
+    let mut param_names: BTreeSet<&str> = BTreeSet::new();
+    for p in &params {
+        if p.name != "_" && !param_names.insert(p.name.as_str()) {
+            errors.push(Diagnostic::new(p.span, format!("parameter '{}' is declared twice", p.name)));
+        }
+    }
+    let Some(body) = func.body() else { return errors };
+    let mut variables: BTreeMap<&str, &Variable> = params.iter().map(|p| (p.name.as_str(), *p)).collect();
+    // Per open scope: single registers by (prefix, number), families by prefix.
+    let mut scopes: Vec<RegScope> = vec![RegScope::default()];
+    let mut outer_names: BTreeSet<&str> = BTreeSet::new();
+    // Built on the first name that is neither a variable nor a module name.
+    let labels = OnceCell::new();
+    for stmt in body {
+        match stmt {
+            Stmt::ScopeOpen => scopes.push(RegScope::default()),
+            Stmt::ScopeClose => {
+                scopes.pop();
+                if scopes.is_empty() {
+                    scopes.push(RegScope::default());
+                }
+            }
+            Stmt::RegDecl(decl) => {
+                let outermost = scopes.len() == 1;
+                let scope = scopes.last_mut().expect("a scope is open");
+                for item in &decl.items {
+                    let name = func.names.get(func.regs[item.first].name);
+                    if let Some(dup) = scope.declare(name, item.count) {
+                        errors.push(Diagnostic::new(decl.span, format!("register '{dup}' is declared twice")));
+                    }
+                    if outermost && item.count.is_none() {
+                        outer_names.insert(name);
+                    }
+                }
+            }
+            Stmt::Variable(v) => {
+                let outermost = scopes.len() == 1;
+                if outermost && (param_names.contains(v.name.as_str()) || !outer_names.insert(v.name.as_str())) {
+                    errors.push(Diagnostic::new(v.span, format!("variable '{}' is declared twice", v.name)));
+                }
+                variables.entry(v.name.as_str()).or_insert(v);
+            }
+            Stmt::Label(l) => {
+                let name = func.names.get(func.labels[*l].name);
+                if param_names.contains(name) || outer_names.contains(name) {
+                    errors.push(Diagnostic::new(func.span, format!("label '{name}' has the name of a variable")));
+                }
+            }
+            Stmt::Inst(id) => {
+                if let Some(inst) = func.insts.get(*id) {
+                    check_inst(func, inst, &variables, scope, &labels, &mut errors);
+                }
+            }
+            Stmt::Raw(_) => {}
+        }
+    }
+    errors
+}
+
+#[derive(Default)]
+struct RegScope {
+    singles: BTreeSet<(String, u64)>,
+    families: BTreeMap<String, u32>,
+}
+
+impl RegScope {
+    /// Declares `name` (a family of `count` if given); returns the name it
+    /// collides with.
+    fn declare(&mut self, name: &str, count: Option<u32>) -> Option<String> {
+        match count {
+            Some(n) => {
+                if self.families.insert(name.to_string(), n).is_some() {
+                    return Some(format!("{name}<{n}>"));
+                }
+                let hit = self.singles.range((name.to_string(), 0)..(name.to_string(), u64::from(n))).next();
+                hit.map(|(p, i)| format!("{p}{i}"))
+            }
+            None => {
+                let (prefix, number) = split_number(name)?;
+                if self.families.get(prefix).is_some_and(|&n| number < u64::from(n)) {
+                    return Some(name.to_string());
+                }
+                // Two singles with the same text are the parser's to report.
+                self.singles.insert((prefix.to_string(), number));
+                None
+            }
+        }
+    }
+}
+
+/// `%r012` -> (`%r`, 12).
+fn split_number(name: &str) -> Option<(&str, u64)> {
+    let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let (prefix, number) = name.split_at(digits);
+    if number.is_empty() || number.len() > 18 {
+        return None;
+    }
+    Some((prefix, number.parse().ok()?))
+}
+
+/// The space a variable of that declaration is addressed in, for the
+/// spaces ptxas compares.
+fn addressable(space: StateSpace) -> Option<StateSpace> {
+    matches!(space, StateSpace::Global | StateSpace::Shared | StateSpace::Local | StateSpace::Const | StateSpace::Param)
+        .then_some(space)
+}
+
+fn check_inst(
+    func: &Function,
+    inst: &Inst,
+    variables: &BTreeMap<&str, &Variable>,
+    scope: &ModuleScope,
+    labels: &OnceCell<BTreeSet<String>>,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
+    let space = inst.space();
+    let incorrect = matches!(
+        (inst.opcode, space),
+        (Opcode::St, Some(StateSpace::Const))
+            | (Opcode::Atom | Opcode::Red, Some(StateSpace::Const | StateSpace::Param | StateSpace::Local))
+    );
+    if incorrect {
+        let s = space.map(|s| s.to_string()).unwrap_or_default();
+        errors.push(Diagnostic::new(inst.span, format!("{opcode}: state space .{s} is not allowed")));
+    }
+    let non_coherent = || inst.modifiers.iter().any(|m| matches!(m, Modifier::Word(w) if w.as_str() == "nc"));
+    if inst.opcode == Opcode::Ld && space.is_some_and(|s| s != StateSpace::Global) && non_coherent() {
+        errors.push(Diagnostic::new(inst.span, format!("{opcode}: .nc requires the .global space")));
+    }
+    // An unresolved branch target is the label check's to report.
+    if inst.opcode.control() == Control::Branch {
+        return;
+    }
+    let mut report = |span: Span, msg: String| errors.push(Diagnostic::new(span, msg));
+    for op in &inst.operands {
+        visit_symbols(op, &mut |name, addressed| {
+            let text = func.names.get(name);
+            if text.starts_with('%') || text == "WARP_SZ" {
+                return;
+            }
+            if let Some(v) = variables.get(text) {
+                let declared = v.space().and_then(addressable);
+                let used = space.and_then(addressable);
+                if let (true, Some(d), Some(u), true) = (addressed, declared, used, is_memory(inst.opcode)) {
+                    if d != u {
+                        let msg = format!("{opcode}: .{u} access to '{text}', which is declared in .{d}");
+                        report(inst.span, msg);
+                    }
+                }
+                return;
+            }
+            if labels.get_or_init(|| label_names(func)).contains(text) || scope.declares(text, func) {
+                return;
+            }
+            report(inst.span, format!("{opcode}: '{text}' is not declared"));
+        });
+    }
+}
+
+fn is_memory(opcode: Opcode) -> bool {
+    matches!(opcode, Opcode::Ld | Opcode::St | Opcode::Ldu | Opcode::Atom | Opcode::Red | Opcode::Prefetch)
+}
+
+/// Labels may be named as values too, and so may `.callprototype` names
+/// (`prototype_3 : .callprototype ...`, kept verbatim).
+fn label_names(func: &Function) -> BTreeSet<String> {
+    let labels = func.labels.values().map(|l| func.names.get(l.name).to_string());
+    let prototypes = func.body().into_iter().flatten().filter_map(|s| match s {
+        Stmt::Raw(raw) => raw.text.split(':').next().map(|n| n.trim().to_string()),
+        _ => None,
+    });
+    labels.chain(prototypes).collect()
+}
+
+/// Every symbol `op` names, and whether it is an address base.
+fn visit_symbols(op: &Operand, f: &mut impl FnMut(ptx_ir::Name, bool)) {
+    match op {
+        Operand::Symbol(n) | Operand::SymbolOffset(n, _) => f(*n, false),
+        Operand::Address(a) => {
+            if let AddrBase::Symbol(n) = a.base {
+                f(n, true);
+            }
+            for o in &a.rest {
+                visit_symbols(o, f);
+            }
+        }
+        Operand::Vector(ops) | Operand::Parens(ops) => ops.iter().for_each(|o| visit_symbols(o, f)),
+        Operand::Pair(p) => {
+            visit_symbols(&p.0, f);
+            visit_symbols(&p.1, f);
+        }
+        Operand::Not(o) | Operand::Neg(o) => visit_symbols(o, f),
+        _ => {}
+    }
+}

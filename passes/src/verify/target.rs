@@ -1,0 +1,463 @@
+//! The module header (`.version`, `.target`, `.address_size`) and what each
+//! instruction needs of it.
+//!
+//! Everything here is measured with ptxas 13.5, the judge of validity, and
+//! kept in the generated table `requirements.rs`
+//! (`scripts/verify-target/generate.py`): the `.version`s and `.target`s it
+//! accepts, the lowest `.version` each target needs, and for each
+//! instruction form of `scripts/verify-target/probes.txt` the lowest
+//! `.version` and the targets where ptxas accepts it. A row names the
+//! instructions it applies to by opcode and modifiers (`cvt` with `.pack`
+//! and `.u4`) and requires only what the loosest of its probes needs, so it
+//! rejects a module only where ptxas rejected every probe of the row.
+//!
+//! Where the table cannot be sure nothing is rejected: targets whose
+//! instructions were not probed (ptxas 13.5 cannot check code for `sm_1x`
+//! or `sm_101`), modules older than PTX 3.0, a `.target` that lists two
+//! `sm_` targets, `sm_` names with a suffix other than `a`/`f` (ptxas
+//! accepts `sm_80x`), and instructions no row names.
+//!
+//! Cost: [`TargetCheck::for_module`] selects the rows the header fails, once
+//! per module; most modules fail none, and then an instruction costs one
+//! emptiness test. Otherwise a binary search by opcode; nothing is
+//! allocated unless an error is reported.
+
+use super::requirements::{MIN_PROBED_VERSION, REQUIREMENTS, TARGETS, TARGET_WORDS, VERSIONS};
+use ptx_ir::{Diagnostic, Function, Inst, Modifier, Module, Opcode, Operand, Span};
+use rustc_hash::FxHashMap;
+
+/// One row of the table: the instructions with `opcode` (or, when `opcode`
+/// starts with `%`, the special register used by any instruction) and every
+/// modifier of `with`.
+#[derive(Debug)]
+pub(super) struct Requirement {
+    pub opcode: &'static str,
+    pub with: &'static [&'static str],
+    /// The lowest `.version` (major * 10 + minor) ptxas accepts it in.
+    pub min_version: u32,
+    /// The probed targets where ptxas accepts it (bits of
+    /// [`TargetInfo::probed`]).
+    pub targets: u64,
+    /// The lowest-numbered of those targets.
+    pub lowest_target: &'static str,
+    /// True if `targets` are all the probed targets numbered from
+    /// `lowest_target` up (with or without `a`/`f`): ptxas then says
+    /// "requires .target sm_N or higher", otherwise "not supported on
+    /// .target".
+    pub every_target_from_lowest: bool,
+    /// The probe that showed the row's minimum, and where it is accepted
+    /// (at `min_version`); the tests try it there and below.
+    #[allow(dead_code)]
+    pub probe: &'static str,
+    #[allow(dead_code)]
+    pub probe_target: &'static str,
+}
+
+/// A `.target` value ptxas accepts.
+#[derive(Debug)]
+pub(super) struct TargetInfo {
+    pub name: &'static str,
+    /// The lowest `.version` that supports it (major * 10 + minor).
+    pub min_version: u32,
+    /// Its bit in [`Requirement::targets`], if its instructions were probed.
+    pub probed: Option<u32>,
+}
+
+/// The version as ptxas reads it: `8.10` is 8 * 10 + 10, i.e. 9.0.
+fn version_number((major, minor): (u32, u32)) -> u32 {
+    major.saturating_mul(10).saturating_add(minor)
+}
+
+/// `sm_80`, `sm_090a` → (80, ""), (90, "a"); None if `name` is not `sm_`
+/// followed by digits.
+fn split_sm(name: &str) -> Option<(u32, &str)> {
+    let rest = name.strip_prefix("sm_")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let number = rest[..digits].parse().unwrap_or(u32::MAX);
+    Some((number, &rest[digits..]))
+}
+
+/// The table's entry for an `sm_` target name (`sm_080` is `sm_80`).
+fn target_info(name: &str) -> Option<&'static TargetInfo> {
+    let (number, suffix) = split_sm(name)?;
+    TARGETS.iter().find(|t| split_sm(t.name) == Some((number, suffix)))
+}
+
+/// What a module's header fails of the table.
+#[derive(Clone, Debug, Default)]
+pub(super) struct TargetCheck {
+    /// Instruction rows the header fails, in table order (by opcode).
+    failing: Vec<Failing>,
+    /// Where the rows of each known opcode lie in `failing`: an instruction
+    /// costs one hash look-up, not a search by text.
+    failing_by_opcode: FxHashMap<Opcode, std::ops::Range<usize>>,
+    /// Special-register rows the header fails.
+    failing_specials: Vec<Failing>,
+    /// The module's `sm_` target and `.version`, for messages.
+    target: &'static str,
+    version: (u32, u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Failing {
+    row: &'static Requirement,
+    version: bool,
+    target: bool,
+}
+
+impl TargetCheck {
+    pub(super) fn for_module(module: &Module) -> TargetCheck {
+        let mut check = TargetCheck { version: module.version, ..TargetCheck::default() };
+        let version = version_number(module.version);
+        let mut sm_targets = module.target.iter().filter(|t| t.starts_with("sm_"));
+        let (Some(target), None) = (sm_targets.next(), sm_targets.next()) else { return check };
+        let Some(info) = target_info(target) else { return check };
+        let Some(bit) = info.probed else { return check };
+        if !VERSIONS.contains(&version) || version < MIN_PROBED_VERSION || version < info.min_version {
+            return check;
+        }
+        check.target = info.name;
+        for row in REQUIREMENTS {
+            let failing = Failing { row, version: version < row.min_version, target: row.targets & (1u64 << bit) == 0 };
+            if failing.version || failing.target {
+                if row.opcode.starts_with('%') {
+                    check.failing_specials.push(failing);
+                } else {
+                    check.failing.push(failing);
+                }
+            }
+        }
+        let mut start = 0;
+        while start < check.failing.len() {
+            let opcode = check.failing[start].row.opcode;
+            let end = start + check.failing[start..].iter().take_while(|f| f.row.opcode == opcode).count();
+            if let Some(known) = Opcode::from_name(opcode) {
+                check.failing_by_opcode.insert(known, start..end);
+            }
+            start = end;
+        }
+        check
+    }
+
+    /// What `inst` needs that the module's header lacks, as a message.
+    pub(super) fn check_inst(&self, func: &Function, inst: &Inst) -> Option<String> {
+        if self.failing.is_empty() && self.failing_specials.is_empty() {
+            return None;
+        }
+        let rows = match inst.opcode {
+            Opcode::Other(name) => {
+                let opcode = func.names.get(name);
+                let start = self.failing.partition_point(|f| f.row.opcode < opcode);
+                let end = start + self.failing[start..].iter().take_while(|f| f.row.opcode == opcode).count();
+                &self.failing[start..end]
+            }
+            known => self.failing_by_opcode.get(&known).map_or(&[][..], |range| &self.failing[range.clone()]),
+        };
+        if let Some(f) = rows.iter().find(|f| f.row.with.iter().all(|m| has_modifier(func, inst, m))) {
+            return Some(self.message(f));
+        }
+        if self.failing_specials.is_empty() {
+            return None;
+        }
+        let mut found = None;
+        for op in &inst.operands {
+            visit_specials(op, &mut |name| {
+                let base = func.names.get(name);
+                let base = base.split('.').next().unwrap_or(base);
+                if found.is_none() {
+                    found = self.failing_specials.iter().find(|f| f.row.opcode == base);
+                }
+            });
+        }
+        found.map(|f| self.message(f))
+    }
+
+    fn message(&self, f: &Failing) -> String {
+        let row = f.row;
+        let mut what = row.opcode.to_string();
+        for m in row.with {
+            what.push('.');
+            what.push_str(m);
+        }
+        let (major, minor) = self.version;
+        let needs_version = format!(
+            "requires PTX ISA .version {}.{} or later (the module declares .version {major}.{minor})",
+            row.min_version / 10,
+            row.min_version % 10
+        );
+        let needs_target = if row.every_target_from_lowest {
+            format!("requires .target {} or higher (the module's .target is {})", row.lowest_target, self.target)
+        } else {
+            format!("is not supported on .target '{}'", self.target)
+        };
+        match (f.version, f.target) {
+            (true, true) => format!("{what} {needs_version} and {needs_target}"),
+            (true, false) => format!("{what} {needs_version}"),
+            _ => format!("{what} {needs_target}"),
+        }
+    }
+}
+
+fn visit_specials(op: &Operand, f: &mut impl FnMut(ptx_ir::Name)) {
+    match op {
+        Operand::Special(name) => f(*name),
+        Operand::Vector(ops) | Operand::Parens(ops) => ops.iter().for_each(|o| visit_specials(o, f)),
+        Operand::Not(inner) | Operand::Neg(inner) => visit_specials(inner, f),
+        _ => {}
+    }
+}
+
+/// True if `inst` has the modifier spelled `text` (without its dot).
+fn has_modifier(func: &Function, inst: &Inst, text: &str) -> bool {
+    inst.modifiers.iter().any(|m| match m {
+        Modifier::Type(t) => t.as_str() == text,
+        Modifier::Space(s, None) => s.as_str() == text,
+        Modifier::Space(s, Some(q)) => text.split_once("::") == Some((s.as_str(), func.names.get(*q))),
+        Modifier::Rounding(r) => r.as_str() == text,
+        Modifier::Cmp(c) => c.as_str() == text,
+        Modifier::Prmt(p) => p.as_str() == text,
+        Modifier::Vector(n) => text.strip_prefix('v').and_then(|k| k.parse::<u8>().ok()) == Some(*n),
+        Modifier::Sat => text == "sat",
+        Modifier::Ftz => text == "ftz",
+        Modifier::Word(w) => w.as_str() == text,
+        Modifier::Other(n) => func.names.get(*n) == text,
+    })
+}
+
+/// Checks the header: a `.version` or `.target` ptxas 13.5 does not know, a
+/// target the `.version` does not support, an `.address_size` other than 32
+/// or 64. Errors are placed on the directive's line when the module still
+/// has its source.
+pub(super) fn check_header(module: &Module) -> Vec<Diagnostic> {
+    let mut errors = Vec::new();
+    let version = version_number(module.version);
+    let (major, minor) = module.version;
+    let version_known = VERSIONS.contains(&version);
+    if !version_known {
+        let msg = format!("Unsupported .version {major}.{minor}; ptxas 13.5 supports .version {}", version_ranges());
+        errors.push(Diagnostic::new(directive_span(module, ".version"), msg));
+    }
+    for target in &module.target {
+        let msg = match split_sm(target) {
+            Some((_, suffix)) if !matches!(suffix, "" | "a" | "f") => continue,
+            Some(_) => match target_info(target) {
+                None => format!("Unsupported .target '{target}'"),
+                Some(info) if version_known && version < info.min_version => format!(
+                    "PTX .version {major}.{minor} does not support .target {target} (it needs .version {}.{} or later)",
+                    info.min_version / 10,
+                    info.min_version % 10
+                ),
+                Some(_) => continue,
+            },
+            None if target.starts_with("sm_") || target.starts_with("compute_") => continue,
+            None if TARGET_WORDS.contains(&target.as_str()) => continue,
+            None => format!("Unsupported .target '{target}'"),
+        };
+        errors.push(Diagnostic::new(directive_span(module, ".target"), msg));
+    }
+    if let Some(bits) = module.address_size.filter(|b| !matches!(b, 32 | 64)) {
+        let msg = format!("Illegal value {bits} for .address_size directive (must be 32 or 64)");
+        errors.push(Diagnostic::new(directive_span(module, ".address_size"), msg));
+    }
+    errors
+}
+
+/// `1.0-1.5, 2.0-2.3, ...`: the accepted versions, by major.
+fn version_ranges() -> String {
+    let mut out = String::new();
+    for (i, v) in VERSIONS.iter().enumerate() {
+        let first_of_major = i == 0 || VERSIONS[i - 1] / 10 != v / 10;
+        let last_of_major = VERSIONS.get(i + 1).is_none_or(|n| n / 10 != v / 10);
+        if first_of_major {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            out.push_str(&format!("{}.{}", v / 10, v % 10));
+        } else if last_of_major {
+            out.push_str(&format!("-{}.{}", v / 10, v % 10));
+        }
+    }
+    out
+}
+
+/// The span of the header directive `name` (to the end of its line), found
+/// in the module's source before the first `{`; a synthetic span if the
+/// module has no source (it was changed) or the directive is not there.
+fn directive_span(module: &Module, name: &str) -> Span {
+    let Some(source) = module.source.as_deref() else { return Span::default() };
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &source[i..];
+        if rest.starts_with("//") {
+            i += rest.find('\n').unwrap_or(rest.len());
+        } else if rest.starts_with("/*") {
+            i += rest.find("*/").map_or(rest.len(), |e| e + 2);
+        } else if rest.starts_with(name)
+            && !rest[name.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        {
+            let end = rest.find(['\n', ';']).unwrap_or(rest.len());
+            return Span::new(i, i + end.max(name.len()));
+        } else if bytes[i] == b'{' {
+            break;
+        } else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    Span::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generator's probe kernel (scripts/verify-target/generate.py).
+    fn probe_kernel(version: u32, target: &str, line: &str) -> String {
+        format!(
+            ".version {}.{}\n.target {target}\n.address_size 64\n\
+             .shared .align 16 .b8 smem[1024];\n.global .align 16 .b8 gmem[1024];\n\
+             .func probe_callee()\n{{\nret;\n}}\n\
+             .visible .entry probe(.param .u64 p0)\n{{\n\
+             .reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .b16 %h<20>; .reg .f32 %f<40>; .reg .f64 %fd<20>; .reg .pred %p<8>;\n\
+             {line}\nL0:\nret;\n}}\n",
+            version / 10,
+            version % 10
+        )
+    }
+
+    /// The messages the target check gives the probe kernel's instructions.
+    fn inst_errors(version: u32, target: &str, line: &str) -> Vec<String> {
+        let source = probe_kernel(version, target, line);
+        let module = ptx_parse::parse(&source).unwrap_or_else(|e| panic!("{line}: does not parse: {e:?}"));
+        let check = TargetCheck::for_module(&module);
+        let mut errors = Vec::new();
+        for func in module.functions.values() {
+            for id in func.inst_ids() {
+                errors.extend(check.check_inst(func, &func.insts[id]));
+            }
+        }
+        errors
+    }
+
+    fn probed_target(bit: u32) -> &'static TargetInfo {
+        TARGETS.iter().find(|t| t.probed == Some(bit)).expect("every bit names a target")
+    }
+
+    /// Each row's probe passes where ptxas accepted it (so no other row
+    /// rejects it either) and is rejected one `.version` below and on a
+    /// target outside the row's set, where ptxas rejected it (the
+    /// generator confirmed both with ptxas, probe by probe).
+    #[test]
+    fn every_row_rejects_its_probe_exactly_where_ptxas_did() {
+        let (mut below_version, mut outside_target) = (0, 0);
+        let mut failures = Vec::new();
+        for row in REQUIREMENTS {
+            let target = target_info(row.probe_target).expect("the probe's target is in the table");
+            let accepted = inst_errors(row.min_version, row.probe_target, row.probe);
+            if !accepted.is_empty() {
+                failures
+                    .push(format!("{}: rejected at {} {}: {accepted:?}", row.probe, row.probe_target, row.min_version));
+            }
+            let lower = VERSIONS
+                .iter()
+                .rev()
+                .find(|&&v| v < row.min_version && v >= target.min_version.max(MIN_PROBED_VERSION));
+            if let Some(&v) = lower {
+                below_version += 1;
+                if inst_errors(v, row.probe_target, row.probe).is_empty() {
+                    failures.push(format!("{}: not rejected at {} {v}", row.probe, row.probe_target));
+                }
+            }
+            let outside = (0..64).find(|b| row.targets & (1 << b) == 0 && TARGETS.iter().any(|t| t.probed == Some(*b)));
+            if let Some(bit) = outside {
+                outside_target += 1;
+                let t = probed_target(bit);
+                let newest = *VERSIONS.last().unwrap();
+                if inst_errors(newest, t.name, row.probe).is_empty() {
+                    failures.push(format!("{}: not rejected on {}", row.probe, t.name));
+                }
+            }
+        }
+        assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+        // Every row rejects something (the generator keeps no other).
+        assert_eq!(REQUIREMENTS.len(), 315);
+        assert_eq!((below_version, outside_target), (144, 307));
+    }
+
+    #[test]
+    fn messages_follow_ptxas() {
+        let line = "elect.sync %r1|%p1, 0xffffffff;";
+        assert_eq!(
+            inst_errors(78, "sm_90", line),
+            ["elect requires PTX ISA .version 8.0 or later (the module declares .version 7.8)"]
+        );
+        assert_eq!(
+            inst_errors(80, "sm_80", line),
+            ["elect requires .target sm_90 or higher (the module's .target is sm_80)"]
+        );
+        assert_eq!(
+            inst_errors(95, "sm_100a", "wgmma.fence.sync.aligned;"),
+            ["wgmma.fence is not supported on .target 'sm_100a'"]
+        );
+        assert_eq!(
+            inst_errors(70, "sm_80", "mov.u32 %r1, %cluster_ctarank;"),
+            ["%cluster_ctarank requires PTX ISA .version 7.8 or later (the module declares .version 7.0) \
+              and requires .target sm_90 or higher (the module's .target is sm_80)"]
+        );
+        assert!(inst_errors(95, "sm_90a", "wgmma.fence.sync.aligned;").is_empty());
+    }
+
+    fn header_errors(header: &str) -> Vec<String> {
+        let source = format!("{header}\n.visible .entry k()\n{{\nret;\n}}\n");
+        let module = ptx_parse::parse(&source).unwrap_or_else(|e| panic!("{header}: does not parse: {e:?}"));
+        check_header(&module)
+            .into_iter()
+            .map(|d| format!("{}: {}", &source[d.span.start as usize..d.span.end as usize], d.message))
+            .collect()
+    }
+
+    /// Each case was given to ptxas 13.5 (`-arch=sm_121`, or the target
+    /// itself for `a`/`f` targets).
+    #[test]
+    fn headers_ptxas_rejects_are_rejected_on_their_line() {
+        assert_eq!(
+            header_errors(".version 99.0\n.target sm_80"),
+            [".version 99.0: Unsupported .version 99.0; ptxas 13.5 supports .version 1.0-1.5, 2.0-2.3, 3.0-3.2, \
+              4.0-4.3, 5.0-5.1, 6.0-6.5, 7.0-7.8, 8.0-8.8, 9.0-9.5"]
+        );
+        for version in ["6.6", "7.9", "9.6", "8.100", "7.50", "5.2"] {
+            assert_eq!(header_errors(&format!(".version {version}\n.target sm_80")).len(), 1, "{version}");
+        }
+        assert_eq!(header_errors(".version 9.5\n.target sm_800"), [".target sm_800: Unsupported .target 'sm_800'"]);
+        for target in ["sm_91", "sm_14", "sm_90f", "sm_50a", "sm_08", "sm_80, foo"] {
+            assert_eq!(header_errors(&format!(".version 9.5\n.target {target}")).len(), 1, "{target}");
+        }
+        assert_eq!(
+            header_errors("// a comment naming .target\n.version 7.0\n.target sm_90 // too new\n"),
+            [".target sm_90 // too new: PTX .version 7.0 does not support .target sm_90 (it needs .version 7.8 or later)"]
+        );
+        assert_eq!(header_errors(".version 8.7\n.target sm_100f").len(), 1);
+    }
+
+    #[test]
+    fn headers_ptxas_accepts_pass() {
+        for header in [
+            ".version 7.8\n.target sm_90",
+            ".version 8.0\n.target sm_90a",
+            ".version 8.8\n.target sm_100f",
+            ".version 9.5\n.target sm_13",
+            ".version 9.5\n.target sm_080",
+            ".version 9.5\n.target sm_80x",
+            ".version 8.10\n.target sm_80",
+            ".version 7.05\n.target sm_80",
+            ".version 6.3\n.target sm_75, texmode_independent",
+            ".version 9.5\n.target sm_80, sm_90",
+            ".version 6.0\n.target sm_70, debug",
+        ] {
+            assert_eq!(header_errors(header), Vec::<String>::new(), "{header}");
+        }
+    }
+}
