@@ -546,22 +546,26 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
         ptx_passes::verifier(),
         ptx_pass::PassManagerOptions { verify_input: !options.skip_verify, ..Default::default() },
     );
+    // Called from a worker of the global pool (a caller's own parallel
+    // loop), parsing would wait on that worker for processing the pool may
+    // have no free worker left to run: such a run goes sequentially.
+    let inside_global_pool = options.threads.is_none() && rayon::current_thread_index().is_some();
     in_thread_pool(options, || {
         let mut ptx = String::with_capacity(source.len() + (1 << 12));
         let mut run = PassRun::default();
         // Verifies, optimizes and prints one batch; false on any error (the
         // whole-module run then reports it, in pass order).
-        let mut process = |mut batch: Module, range: std::ops::Range<usize>| match manager.run(&mut batch) {
+        let mut process = |batch: &mut Module, range: std::ops::Range<usize>| match manager.run(batch) {
             Ok(batch_run) => {
                 run.absorb(batch_run);
-                ptx_ir::print::write_module_range(&batch, range, &mut ptx)
+                ptx_ir::print::write_module_range(batch, range, &mut ptx)
             }
             Err(_) => false,
         };
-        let completed = if rayon::current_num_threads() > 1 {
+        let completed = if rayon::current_num_threads() > 1 && !inside_global_pool {
             parse_beside_processing(source, batch_bytes, &mut process)
         } else {
-            ptx_parse::parse_in_batches(source, batch_bytes, process)
+            ptx_parse::parse_in_batches(source, batch_bytes, |mut batch, range| process(&mut batch, range))
         };
         Ok(completed.then_some(Output { ptx, run }))
     })
@@ -573,19 +577,31 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
 /// streamed run and cannot be split over functions the way passes are;
 /// this way a run on two cores takes about as long as parsing alone. At
 /// most [`PIPELINED_BATCHES`] parsed batches wait, so memory stays bounded.
+///
+/// Processed batches go back to this thread to be freed: the allocator
+/// keeps memory per thread, and freeing on the processing thread what the
+/// parser allocated makes the two threads wait on each other's locks
+/// (measured: the pipelined run was slower than the sequential one).
 fn parse_beside_processing(
     source: &Arc<str>,
     batch_bytes: usize,
-    process: &mut (dyn FnMut(Module, std::ops::Range<usize>) -> bool + Send),
+    process: &mut (dyn FnMut(&mut Module, std::ops::Range<usize>) -> bool + Send),
 ) -> bool {
     let (to_process, parsed) = std::sync::mpsc::sync_channel::<(Module, std::ops::Range<usize>)>(PIPELINED_BATCHES);
+    let (to_free, processed) = std::sync::mpsc::channel::<Module>();
     let mut processed_all = true;
     let mut parsed_all = false;
-    rayon::scope(|scope| {
+    // The parser runs on the calling thread, not on a worker: a worker
+    // blocked on a full channel would be lost to the pool, and with as many
+    // concurrent runs as workers no worker would be left to process.
+    rayon::in_place_scope(|scope| {
         let processed_all = &mut processed_all;
         scope.spawn(move |_| {
-            for (batch, range) in parsed {
-                if !process(batch, range) {
+            for (mut batch, range) in parsed {
+                let ok = process(&mut batch, range);
+                // The parser may have finished: then this thread frees it.
+                let _ = to_free.send(batch);
+                if !ok {
                     *processed_all = false;
                     // Dropping the receiver stops the parser at its next batch.
                     return;
@@ -593,8 +609,10 @@ fn parse_beside_processing(
             }
         });
         // A send fails once processing has stopped.
-        parsed_all =
-            ptx_parse::parse_in_batches(source, batch_bytes, |batch, range| to_process.send((batch, range)).is_ok());
+        parsed_all = ptx_parse::parse_in_batches(source, batch_bytes, |batch, range| {
+            processed.try_iter().for_each(drop);
+            to_process.send((batch, range)).is_ok()
+        });
         drop(to_process);
     });
     parsed_all && processed_all
