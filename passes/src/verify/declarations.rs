@@ -20,8 +20,8 @@
 //! share ([`Module::declared_in_source`]).
 
 use ptx_ir::{
-    AddrBase, Control, Diagnostic, Function, Inst, Modifier, Module, ModuleItem, Opcode, Operand, SourceDeclarations,
-    Span, StateSpace, Stmt, Variable,
+    AddrBase, Control, DeclWord, Diagnostic, Function, Inst, Modifier, Module, ModuleItem, Opcode, Operand, ScalarType,
+    SourceDeclarations, Span, StateSpace, Stmt, Variable,
 };
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -68,6 +68,7 @@ pub(super) fn check_module(module: &Module) -> Vec<Diagnostic> {
     let mut defined: BTreeSet<&str> = BTreeSet::new();
     for item in &module.items {
         if let ModuleItem::Variable(v) = item {
+            check_vector_size(v, &mut errors);
             if !v.linkage.iter().any(|l| l == "extern") && !defined.insert(v.name.as_str()) {
                 errors.push(Diagnostic::new(v.span, format!("variable '{}' is defined twice", v.name)));
             }
@@ -82,6 +83,7 @@ pub(super) fn check_function(func: &Function, scope: &ModuleScope) -> Vec<Diagno
     let params: Vec<&Variable> = func.params.iter().flatten().chain(func.returns.iter().flatten()).collect();
     let mut param_names: BTreeSet<&str> = BTreeSet::new();
     for p in &params {
+        check_vector_size(p, &mut errors);
         if p.name != "_" && !param_names.insert(p.name.as_str()) {
             errors.push(Diagnostic::new(p.span, format!("parameter '{}' is declared twice", p.name)));
         }
@@ -103,6 +105,11 @@ pub(super) fn check_function(func: &Function, scope: &ModuleScope) -> Vec<Diagno
                 }
             }
             Stmt::RegDecl(decl) => {
+                if let Some(n) = decl.ty.vector {
+                    if u32::from(n) * decl.ty.scalar.bits() > MAX_VECTOR_BITS {
+                        errors.push(Diagnostic::new(decl.span, vector_too_large(n, decl.ty.scalar)));
+                    }
+                }
                 let outermost = scopes.len() == 1;
                 let scope = scopes.last_mut().expect("a scope is open");
                 for item in &decl.items {
@@ -116,6 +123,7 @@ pub(super) fn check_function(func: &Function, scope: &ModuleScope) -> Vec<Diagno
                 }
             }
             Stmt::Variable(v) => {
+                check_vector_size(v, &mut errors);
                 let outermost = scopes.len() == 1;
                 if outermost && (param_names.contains(v.name.as_str()) || !outer_names.insert(v.name.as_str())) {
                     errors.push(Diagnostic::new(v.span, format!("variable '{}' is declared twice", v.name)));
@@ -166,6 +174,29 @@ impl RegScope {
                 self.singles.insert((prefix.to_string(), number));
                 None
             }
+        }
+    }
+}
+
+/// The widest vector ptxas allows in a declaration ("Vector type too large,
+/// exceeds 128 bit limit"), for registers and variables alike.
+const MAX_VECTOR_BITS: u32 = 128;
+
+fn vector_too_large(n: u8, scalar: ScalarType) -> String {
+    format!(
+        "a .v{n} .{scalar} vector is {} bits; at most {MAX_VECTOR_BITS} may be declared",
+        u32::from(n) * scalar.bits()
+    )
+}
+
+fn check_vector_size(v: &Variable, errors: &mut Vec<Diagnostic>) {
+    let vector = v.words.iter().find_map(|w| match w {
+        DeclWord::Vector(n) => Some(*n),
+        _ => None,
+    });
+    if let (Some(n), Some(scalar)) = (vector, v.ty()) {
+        if u32::from(n) * scalar.bits() > MAX_VECTOR_BITS {
+            errors.push(Diagnostic::new(v.span, vector_too_large(n, scalar)));
         }
     }
 }
