@@ -86,6 +86,32 @@ fn target_info(name: &str) -> Option<&'static TargetInfo> {
     TARGETS.iter().find(|t| split_sm(t.name) == Some((number, suffix)))
 }
 
+/// What a `.target` entry is to ptxas.
+enum HeaderTarget {
+    /// An `sm_`/`compute_` target of the table.
+    Known(&'static TargetInfo),
+    /// A word ptxas accepts (`debug`, `texmode_independent`).
+    Word,
+    Unsupported,
+}
+
+/// `compute_N` is read as `sm_N`; a suffix other than `a`/`f` is ignored
+/// (`sm_80x` is `sm_80`; ptxas 13.5 accepts it), but the number must be
+/// a target's (`sm_8x`, `sm_xyz`, `compute_800` are "Unsupported").
+fn header_target_info(target: &str) -> HeaderTarget {
+    let Some(rest) = target.strip_prefix("sm_").or_else(|| target.strip_prefix("compute_")) else {
+        return if TARGET_WORDS.contains(&target) { HeaderTarget::Word } else { HeaderTarget::Unsupported };
+    };
+    let Some((number, suffix)) = split_sm(&format!("sm_{rest}")).map(|(n, s)| (n, s.to_string())) else {
+        return HeaderTarget::Unsupported;
+    };
+    let suffix = if matches!(suffix.as_str(), "a" | "f") { suffix.as_str() } else { "" };
+    match TARGETS.iter().find(|t| split_sm(t.name) == Some((number, suffix))) {
+        Some(info) => HeaderTarget::Known(info),
+        None => HeaderTarget::Unsupported,
+    }
+}
+
 /// What a module's header fails of the table.
 #[derive(Clone, Debug, Default)]
 pub(super) struct TargetCheck {
@@ -241,20 +267,15 @@ pub(super) fn check_header(module: &Module) -> Vec<Diagnostic> {
         errors.push(Diagnostic::new(directive_span(module, ".version"), msg));
     }
     for target in &module.target {
-        let msg = match split_sm(target) {
-            Some((_, suffix)) if !matches!(suffix, "" | "a" | "f") => continue,
-            Some(_) => match target_info(target) {
-                None => format!("Unsupported .target '{target}'"),
-                Some(info) if version_known && version < info.min_version => format!(
-                    "PTX .version {major}.{minor} does not support .target {target} (it needs .version {}.{} or later)",
-                    info.min_version / 10,
-                    info.min_version % 10
-                ),
-                Some(_) => continue,
-            },
-            None if target.starts_with("sm_") || target.starts_with("compute_") => continue,
-            None if TARGET_WORDS.contains(&target.as_str()) => continue,
-            None => format!("Unsupported .target '{target}'"),
+        let msg = match header_target_info(target) {
+            HeaderTarget::Word => continue,
+            HeaderTarget::Unsupported => format!("Unsupported .target '{target}'"),
+            HeaderTarget::Known(info) if version_known && version < info.min_version => format!(
+                "PTX .version {major}.{minor} does not support .target {target} (it needs .version {}.{} or later)",
+                info.min_version / 10,
+                info.min_version % 10
+            ),
+            HeaderTarget::Known(_) => continue,
         };
         errors.push(Diagnostic::new(directive_span(module, ".target"), msg));
     }
@@ -432,7 +453,19 @@ mod tests {
             assert_eq!(header_errors(&format!(".version {version}\n.target sm_80")).len(), 1, "{version}");
         }
         assert_eq!(header_errors(".version 9.5\n.target sm_800"), [".target sm_800: Unsupported .target 'sm_800'"]);
-        for target in ["sm_91", "sm_14", "sm_90f", "sm_50a", "sm_08", "sm_80, foo"] {
+        for target in [
+            "sm_91",
+            "sm_14",
+            "sm_90f",
+            "sm_50a",
+            "sm_08",
+            "sm_80, foo",
+            "sm_xyz",
+            "compute_xyz",
+            "sm_",
+            "sm_8x",
+            "sm_91x",
+        ] {
             assert_eq!(header_errors(&format!(".version 9.5\n.target {target}")).len(), 1, "{target}");
         }
         assert_eq!(
@@ -440,6 +473,11 @@ mod tests {
             [".target sm_90 // too new: PTX .version 7.0 does not support .target sm_90 (it needs .version 7.8 or later)"]
         );
         assert_eq!(header_errors(".version 8.7\n.target sm_100f").len(), 1);
+        for header in
+            [".version 6.0\n.target compute_80", ".version 6.0\n.target sm_80x", ".version 9.5\n.target compute_90f"]
+        {
+            assert_eq!(header_errors(header).len(), 1, "{header}");
+        }
     }
 
     #[test]
@@ -456,6 +494,9 @@ mod tests {
             ".version 6.3\n.target sm_75, texmode_independent",
             ".version 9.5\n.target sm_80, sm_90",
             ".version 6.0\n.target sm_70, debug",
+            ".version 6.0\n.target compute_13",
+            ".version 7.8\n.target sm_80ax",
+            ".version 9.0\n.target compute_90a",
         ] {
             assert_eq!(header_errors(header), Vec::<String>::new(), "{header}");
         }

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 /// Of the mutants ptxas rejects, the least share (in thousandths) we must
 /// reject too. Measured: see the table in the commit that last raised it.
-const CATCH_FLOOR_PERMILLE: usize = 955;
+const CATCH_FLOOR_PERMILLE: usize = 965;
 
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
