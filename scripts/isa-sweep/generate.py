@@ -179,7 +179,7 @@ def statements(block):
         if ";" in cur and depth <= 0:
             stmt = cur[: cur.rindex(";")].strip()
             stmt = re.sub(r"^@!?\w+\s+", "", stmt)
-            if re.match(r"^[a-z][a-z0-9_]*[.{ ]", stmt) and "=" not in stmt.split()[0]:
+            if re.match(r"^[a-z][a-z0-9_]*(?:[.{ ]|$)", stmt) and "=" not in stmt.split()[0]:
                 templates.append(stmt)
             cur = ""
         elif not s:
@@ -340,6 +340,8 @@ def operand_type(cx, name, position):
         return "pred"
     if op in ("bar", "barrier") and name in ("a", "b"):
         return "b32"
+    if op == "movmatrix":
+        return "b32"
     if op in ("popc", "clz", "bfind", "cnot") and position == 0:
         return "u32" if op != "cnot" else first
     if position == 0:
@@ -440,7 +442,8 @@ def address(cx, state):
         return sym
     if form == 3 and sym:
         return sym + "+16"
-    return ["%ad_0", "%ad_0+8", "%ad_1", "%ad_2+64", "%ad_3-8", "%ad_0+0"][form]
+    # ptxas reads `[%r-8]` as a syntax error, `[%r+-8]` as a negative offset.
+    return ["%ad_0", "%ad_0+8", "%ad_1", "%ad_2+64", "%ad_3+-8", "%ad_0+0"][form]
 
 
 def matrix_fragment(cx, name, position):
@@ -450,8 +453,6 @@ def matrix_fragment(cx, name, position):
     if cx.opcode in ("ldmatrix", "stmatrix") and name in ("d", "r"):
         n = next((int(w[1:]) for w in cx.words if re.fullmatch(r"x[124]", w)), 1)
         return ["b32"] * n
-    if cx.opcode == "movmatrix" and name in ("d", "a"):
-        return ["b32"]
     if cx.opcode == "wgmma" and name == "d":
         shape = next((w for w in cx.words if re.fullmatch(r"m64n\d+k\d+", w)), None)
         if shape:
@@ -567,10 +568,12 @@ def reg_or_value(name, cx, ch, position, defs, state):
         return "32"  # a multiple of 8 in [24, 256]
     if "imm" in low or low in ("n", "count_imm"):
         return "1"
-    if low == "size" and cx.opcode in ("applypriority", "discard"):
+    if low == "size" and cx.opcode in ("applypriority", "discard", "fence", "membar"):
         return "128"
     if low == "a" and cx.opcode == "istypep":
-        return "tex0"
+        return cx.reg("b64")  # a texture, sampler or surface handle
+    if low == "a" and cx.opcode == "pmevent":
+        return "1"
     if low == "scale-d":
         return cx.reg("pred")
     fragment = matrix_fragment(cx, low, position)
