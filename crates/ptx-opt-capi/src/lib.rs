@@ -356,7 +356,8 @@ fn error_result(name: &str, source: &str, error: &facade::Error) -> PtxOptResult
     use facade::ErrorKind;
     let status = match error.kind {
         ErrorKind::Parse | ErrorKind::Pass(_) | ErrorKind::BrokeIr(_) | ErrorKind::InvalidInput => PTX_OPT_ERROR_INPUT,
-        ErrorKind::UnknownPass(_) | ErrorKind::Threads(_) => PTX_OPT_ERROR_USAGE,
+        // A request the caller can fix: an unknown pass or level, threads; and kinds added later.
+        _ => PTX_OPT_ERROR_USAGE,
     };
     let suffix = match &error.kind {
         ErrorKind::BrokeIr(pass) => format!(" (after pass '{pass}', which produced invalid PTX)"),

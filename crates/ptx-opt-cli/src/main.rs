@@ -1,12 +1,15 @@
 //! `ptx-opt`: the command-line tool. Reads PTX, runs passes, writes PTX.
 //!
 //! This is the only place diagnostics are rendered and the only place that
-//! prints. Exit codes: 0 ok, 1 bad input (or a pass found errors), 2 usage.
+//! prints. Exit codes: 0 ok, 1 bad input (or a pass found errors), 2 usage,
+//! 3 `--check` found something to change.
 
+mod changes;
 mod remarks;
 mod render;
 
 use clap::Parser;
+use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -23,7 +26,10 @@ fn after_help() -> String {
             if list.is_empty() { "(no passes)".to_string() } else { list.join(",") }
         ));
     }
-    s.push('\n');
+    s.push_str("\n-O3 and -Os: -O2\n");
+    s.push_str(
+        "\nExit status:\n  0  success (with --check: nothing would change)\n  1  invalid input, or a file that cannot be read or written\n  2  usage error\n  3  --check: the pipeline would change something\n",
+    );
     s
 }
 
@@ -34,18 +40,35 @@ struct Cli {
     /// Input PTX file (`-` or nothing: standard input).
     input: Option<PathBuf>,
 
-    /// Output file (default: standard output). Written to a temporary file and renamed
+    /// Output file (default, or `-`: standard output). Written to a temporary file and renamed
     /// (over the target of a symbolic link); special files such as /dev/null are written into.
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
 
     /// Comma-separated pass names to run, in order (empty: parse and print only).
+    /// LLVM's spelling -passes=LIST is accepted too.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     passes: Option<Vec<String>>,
 
-    /// Run the default pipeline of an optimization level (-O0, -O1, -O2).
-    #[arg(short = 'O', value_name = "LEVEL", value_parser = clap::value_parser!(u8).range(0..=2))]
+    /// Run the default pipeline of an optimization level: -O0, -O1, -O2; -O3 and -Os are
+    /// aliases of -O2 (there is no more aggressive or smaller pipeline). The level is written
+    /// attached (-O2): a bare -O is an error, as in opt, so it never takes the next argument.
+    #[arg(short = 'O', value_name = "LEVEL", value_parser = parse_level)]
     level: Option<u8>,
+
+    /// Exit 0 if the pipeline would change nothing, 3 (naming the changed functions on
+    /// standard error) if it would change something; write no output.
+    #[arg(long, conflicts_with_all = ["output", "emit"])]
+    check: bool,
+
+    /// After each pass that changed something, print a unified diff of each changed
+    /// function to standard error.
+    #[arg(long)]
+    print_changed: bool,
+
+    /// Restrict --print-changed and --print-after to this function (repeatable).
+    #[arg(long, value_name = "NAME")]
+    filter_function: Vec<String>,
 
     /// Run the verifier on the input, then after every pass; name the pass that broke the IR.
     #[arg(long)]
@@ -110,10 +133,19 @@ enum Failure {
     Usage(String),
     Input,
     Io(String),
+    /// `--check` found something the pipeline would change.
+    WouldChange,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args = match llvm_spellings(std::env::args_os()) {
+        Ok(args) => args,
+        Err(message) => {
+            let _ = writeln!(io::stderr(), "ptx-opt: error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = Cli::parse_from(args);
     match run(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         // Not eprintln!: it panics when standard error is a closed pipe.
@@ -126,6 +158,42 @@ fn main() -> ExitCode {
             let _ = writeln!(io::stderr(), "ptx-opt: error: {message}");
             ExitCode::from(1)
         }
+        Err(Failure::WouldChange) => ExitCode::from(3),
+    }
+}
+
+/// Rewrites what users of `opt` type into this tool's spelling: `-passes=`
+/// (one dash) is `--passes=`. A bare `-O` is refused here because clap would
+/// otherwise take the next argument (`-O k.ptx`) as the level.
+fn llvm_spellings(args: impl Iterator<Item = OsString>) -> Result<Vec<OsString>, String> {
+    let mut out = Vec::new();
+    let mut options_ended = false;
+    for arg in args {
+        if options_ended {
+            out.push(arg);
+            continue;
+        }
+        match arg.to_str() {
+            Some("--") => options_ended = true,
+            Some("-O") => return Err("-O needs a level written with it: -O0, -O1, -O2 (-O3 and -Os mean -O2)".into()),
+            Some(a) if a == "-passes" || a.starts_with("-passes=") => {
+                out.push(OsString::from(format!("-{a}")));
+                continue;
+            }
+            _ => {}
+        }
+        out.push(arg);
+    }
+    Ok(out)
+}
+
+/// The -O levels: 0, 1, 2, and 3 and s as aliases of 2.
+fn parse_level(text: &str) -> Result<u8, String> {
+    match text {
+        "0" => Ok(0),
+        "1" => Ok(1),
+        "2" | "3" | "s" => Ok(2),
+        _ => Err(format!("'{text}' is not a level: -O0, -O1, -O2 (-O3 and -Os mean -O2)")),
     }
 }
 
@@ -155,7 +223,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         return Err(Failure::Usage(format!("--threads must be at most {}", ptx_opt::MAX_THREADS)));
     }
     let input_path = cli.input.as_deref().filter(|p| *p != Path::new("-"));
-    if let (Some(input), Some(output)) = (input_path, &cli.output) {
+    let output_path = cli.output.as_deref().filter(|p| *p != Path::new("-"));
+    if let (Some(input), Some(output)) = (input_path, output_path) {
         if same_file(input, output) {
             return Err(Failure::Usage(format!("output '{}' is the input file", output.display())));
         }
@@ -166,7 +235,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             return Err(Failure::Usage(format!("remarks file '{}' is the input file", remarks.display())));
         }
     }
-    if let (Some(output), Some(remarks)) = (&cli.output, remarks_path) {
+    if let (Some(output), Some(remarks)) = (output_path, remarks_path) {
         if output == remarks || same_file(output, remarks) {
             return Err(Failure::Usage(format!("remarks file '{}' is the output file", remarks.display())));
         }
@@ -183,36 +252,53 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         threads: cli.threads,
         reformat: cli.reformat,
     };
-    // PTX out: the library's optimize, which streams what it can and keeps
-    // no module when there is nothing to do. The graphs need the module.
-    let (run, text) = match cli.emit {
-        // The input is handed over, not copied again (optimize_shared).
-        Emit::Ptx => match ptx_opt::optimize_shared(source.clone(), &options) {
-            Ok(output) => (output.run, output.ptx),
-            Err(e) => {
-                render::diagnostics(&display_name, &source, &e);
-                return Err(Failure::Input);
+    let fail = |e: ptx_opt::Error| {
+        render::diagnostics(&display_name, &source, &e);
+        Failure::Input
+    };
+    // What needs the module itself, pass by pass or at the end, keeps one;
+    // PTX out otherwise goes through the library's optimize, which streams
+    // what it can and keeps no module when there is nothing to do.
+    let keeps_module = cli.emit != Emit::Ptx || cli.check || cli.print_changed || !cli.filter_function.is_empty();
+    let (run, text) = if keeps_module {
+        let mut module = ptx_opt::parse(&source).map_err(fail)?;
+        let original = cli.check.then(|| module.clone());
+        let observers = changes::Observers {
+            print_changed: cli.print_changed,
+            print_after: &cli.print_after,
+            print_after_all: cli.print_after_all,
+            functions: &cli.filter_function,
+        };
+        let run = changes::run_stepwise(&mut module, &options, &observers, &mut io::stderr().lock()).map_err(fail)?;
+        if let Some(original) = original {
+            let changed = changes::changed_functions(&original, &module);
+            if changed.is_empty() {
+                return Ok(());
             }
-        },
-        Emit::CfgDot | Emit::DefuseDot => {
-            let module_and_run = ptx_opt::parse(&source).and_then(|mut module| {
-                let run = ptx_opt::run_passes(&mut module, &options)?;
-                Ok((module, run))
-            });
-            let (module, run) = match module_and_run {
-                Ok(m) => m,
-                Err(e) => {
-                    render::diagnostics(&display_name, &source, &e);
-                    return Err(Failure::Input);
-                }
-            };
-            let text = if cli.emit == Emit::CfgDot { ptx_opt::cfg_dot(&module) } else { ptx_opt::defuse_dot(&module) };
-            (run, text)
+            let mut stderr = io::stderr().lock();
+            for change in &changed {
+                let _ = writeln!(stderr, "{display_name}: would change function '{}'", change.name);
+            }
+            return Err(Failure::WouldChange);
         }
+        let text = match cli.emit {
+            Emit::Ptx if cli.reformat => {
+                module.mark_changed();
+                ptx_opt::ir::print::print_module_canonical(&module)
+            }
+            Emit::Ptx => ptx_opt::print(&module),
+            Emit::CfgDot => ptx_opt::cfg_dot(&module),
+            Emit::DefuseDot => ptx_opt::defuse_dot(&module),
+        };
+        (run, text)
+    } else {
+        // The input is handed over, not copied again (optimize_shared).
+        let output = ptx_opt::optimize_shared(source.clone(), &options).map_err(fail)?;
+        (output.run, output.ptx)
     };
     let mut stderr = io::stderr().lock();
     for snap in &run.snapshots {
-        let _ = writeln!(stderr, "; *** IR after {} ***", snap.after);
+        let _ = writeln!(stderr, "// *** IR after {} ***", snap.after);
         let _ = stderr.write_all(snap.text.as_bytes());
     }
     if cli.stats {
@@ -228,7 +314,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     if let Some(path) = remarks_path {
         write_output(Some(path), &remarks::to_json_lines(&display_name, &source, &run))?;
     }
-    write_output(cli.output.as_deref(), &text)
+    write_output(output_path, &text)
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -258,9 +258,34 @@ impl Options {
         self
     }
 
-    /// Options running the default pipeline of an optimization level (0-2).
+    /// Options running the default pipeline of an optimization level (0 to
+    /// [`MAX_LEVEL`]).
+    ///
+    /// A level that does not exist gives options whose every run fails with
+    /// [`ErrorKind::UnknownLevel`] (their one step is named `-O<level>`,
+    /// which no pass is called); [`Options::try_with_level`] reports it at
+    /// once instead.
+    ///
+    /// ```
+    /// # let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+    /// let err = ptx_opt::optimize(ptx, &ptx_opt::Options::with_level(5)).unwrap_err();
+    /// assert_eq!(err.kind, ptx_opt::ErrorKind::UnknownLevel(5));
+    /// assert!(ptx_opt::Options::try_with_level(3).is_err());
+    /// ```
     pub fn with_level(level: u8) -> Options {
-        Options::with_passes(ptx_passes::pipeline(level).iter().copied())
+        match Options::try_with_level(level) {
+            Ok(options) => options,
+            Err(_) => Options::with_passes([format!("-O{level}")]),
+        }
+    }
+
+    /// [`Options::with_level`], or [`ErrorKind::UnknownLevel`] for a level
+    /// that does not exist.
+    pub fn try_with_level(level: u8) -> Result<Options, Error> {
+        if level > MAX_LEVEL {
+            return Err(Error { kind: ErrorKind::UnknownLevel(level), diagnostics: Vec::new() });
+        }
+        Ok(Options::with_passes(ptx_passes::pipeline(level).iter().copied()))
     }
 }
 
@@ -305,8 +330,9 @@ pub struct Output {
     pub run: PassRun,
 }
 
-/// What went wrong.
+/// What went wrong. New kinds may be added: match with a `_` arm.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The input is not valid PTX.
     Parse,
@@ -322,6 +348,8 @@ pub enum ErrorKind {
     InvalidInput,
     /// The thread pool could not be created.
     Threads(String),
+    /// An optimization level that has no pipeline ([`Options::with_level`]).
+    UnknownLevel(u8),
 }
 
 /// An error with its diagnostics: data, never printed by the library.
@@ -364,6 +392,7 @@ impl std::fmt::Display for Error {
             ErrorKind::BrokeIr(p) => write!(f, "pass '{p}' produced invalid PTX")?,
             ErrorKind::InvalidInput => write!(f, "invalid input (rejected by the verifier)")?,
             ErrorKind::Threads(e) => write!(f, "cannot create thread pool: {e}")?,
+            ErrorKind::UnknownLevel(l) => write!(f, "no optimization level {l} (levels are 0 to {MAX_LEVEL})")?,
         }
         if let Some(d) = self.diagnostics.first() {
             write!(f, ": {}", d.message)?;
@@ -398,7 +427,12 @@ pub fn passes() -> Vec<PassDescription> {
     ptx_passes::REGISTRY.iter().map(|p| PassDescription { name: p.name, description: p.description }).collect()
 }
 
-/// The default pipeline of an optimization level.
+/// The highest optimization level; levels are 0 to this.
+pub const MAX_LEVEL: u8 = 2;
+
+/// The default pipeline of an optimization level (0 to [`MAX_LEVEL`]; a
+/// higher level gives the pipeline of [`MAX_LEVEL`], [`Options::with_level`]
+/// refuses it).
 pub fn pipeline(level: u8) -> &'static [&'static str] {
     ptx_passes::pipeline(level)
 }
@@ -436,7 +470,14 @@ fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Erro
             PassSpec::Object(pass) => passes.push(Box::new(SharedPass(pass.clone()))),
             PassSpec::Named(name) => match ptx_passes::lookup(name) {
                 Some(info) => passes.push((info.create)()),
-                None => return Err(Error { kind: ErrorKind::UnknownPass(name.clone()), diagnostics: Vec::new() }),
+                None => {
+                    // The step Options::with_level puts in place of a level that does not exist.
+                    let kind = match name.strip_prefix("-O").and_then(|l| l.parse().ok()) {
+                        Some(level) => ErrorKind::UnknownLevel(level),
+                        None => ErrorKind::UnknownPass(name.clone()),
+                    };
+                    return Err(Error { kind, diagnostics: Vec::new() });
+                }
             },
         }
     }

@@ -57,7 +57,7 @@ fn flags_and_usage_errors() {
     // Pass names are checked before the input is read: a missing file is not reached.
     check(&["--passes", "no-such-pass", "missing.ptx"], 2, &[], "unknown pass 'no-such-pass'");
     check(&["--print-after", "no-such-pass", "missing.ptx"], 2, &[], "unknown pass 'no-such-pass'");
-    check(&["--passes", "verify", "-O", "1", "missing.ptx"], 2, &[], "cannot be combined");
+    check(&["--passes", "verify", "-O1", "missing.ptx"], 2, &[], "cannot be combined");
     check(&["--threads", "0", "missing.ptx"], 2, &[], "--threads must be at least 1");
     // Regression: --threads=100000 spent minutes creating threads.
     for n in ["257", "100000", "18446744073709551615"] {

@@ -6,6 +6,8 @@
 //! - `parse_errors`: every `testdata/parse-errors/*.ptx` through the real
 //!   binary, checking exit code, empty stdout and the reported line:column,
 //!   and snapshotting the rendered diagnostic.
+//! - `command_line`: the spellings of opt and clang (`-o -`, `-passes=`,
+//!   `-O3`), `--check`, `--print-changed`, `--filter-function`, dumps.
 //! - `behaviour`: flags, `-o`, standard input, byte-identical output and a
 //!   closed output pipe.
 //! - `mutations`: a few hundred seeded mutants of corpus files through the
@@ -15,6 +17,7 @@
 //!   the source and the library's remarks.
 
 mod behaviour;
+mod command_line;
 mod mutations;
 mod parse_errors;
 mod parse_snapshots;

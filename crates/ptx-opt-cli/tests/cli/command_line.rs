@@ -1,0 +1,176 @@
+//! What users of `opt`, `wasm-opt` and `clang` type: `-o -`, `-passes=`,
+//! the `-O` spellings, `--check` and its exit status 3, `--print-changed`,
+//! `--filter-function` and the `--print-after` dumps.
+
+use crate::{ptx_opt, stderr_of, testdata};
+use std::path::PathBuf;
+use std::process::Output;
+
+/// A kernel the -O2 pipeline rewrites (two passes change it).
+fn rewritten() -> PathBuf {
+    testdata("examples").join("narrow_loads.ptx")
+}
+
+/// A kernel no pass changes.
+fn untouched() -> PathBuf {
+    testdata("parse").join("registers.ptx")
+}
+
+fn run(args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    ptx_opt(dir.path(), args, b"")
+}
+
+fn stdout_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn path(p: &std::path::Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+#[test]
+fn dash_output_is_standard_output() {
+    let input = rewritten();
+    let reference = run(&["-O2", path(&input)]);
+    assert_eq!(reference.status.code(), Some(0), "{}", stderr_of(&reference));
+    assert!(stdout_of(&reference).contains("cvt.pack.sat"));
+    for spelling in [&["-o", "-"][..], &["-o-"][..]] {
+        let dir = tempfile::tempdir().expect("scratch directory");
+        let mut args = vec!["-O2", path(&input)];
+        args.extend_from_slice(spelling);
+        let output = ptx_opt(dir.path(), &args, b"");
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {}", stderr_of(&output));
+        assert_eq!(output.stdout, reference.stdout, "{args:?}");
+        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "{args:?} created a file named '-'");
+    }
+}
+
+#[test]
+fn llvm_passes_spelling_is_accepted() {
+    let input = rewritten();
+    let llvm = run(&["-passes=combine-cvt-pack,dce", path(&input)]);
+    let ours = run(&["--passes=combine-cvt-pack,dce", path(&input)]);
+    assert_eq!(llvm.status.code(), Some(0), "{}", stderr_of(&llvm));
+    assert_eq!(llvm.stdout, ours.stdout);
+    let separate = run(&["-passes", "combine-cvt-pack,dce", path(&input)]);
+    assert_eq!(separate.stdout, ours.stdout);
+    let unknown = run(&["-passes=no-such-pass", path(&input)]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr_of(&unknown).contains("unknown pass 'no-such-pass'"));
+}
+
+#[test]
+fn optimization_level_spellings() {
+    let input = rewritten();
+    let o2 = run(&["-O2", path(&input)]);
+    for alias in ["-O3", "-Os"] {
+        let output = run(&[alias, path(&input)]);
+        assert_eq!(output.status.code(), Some(0), "{alias}: {}", stderr_of(&output));
+        assert_eq!(output.stdout, o2.stdout, "{alias} is -O2");
+    }
+    // A bare -O does not take the file name as its level.
+    for args in [&["-O", path(&input)][..], &[path(&input), "-O"][..], &["-O", "2", path(&input)][..]] {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(stderr_of(&output).contains("-O needs a level"), "{args:?}: {}", stderr_of(&output));
+        assert!(output.stdout.is_empty());
+    }
+    for level in ["-O4", "-O5", "-Oz", "-Ofast"] {
+        let output = run(&[level, path(&input)]);
+        assert_eq!(output.status.code(), Some(2), "{level}");
+        assert!(stderr_of(&output).contains("is not a level"), "{level}: {}", stderr_of(&output));
+    }
+    // After `--` a file may be called -O.
+    let dash_o = run(&["--", "-O"]);
+    assert_eq!(dash_o.status.code(), Some(1));
+    assert!(stderr_of(&dash_o).contains("cannot read '-O'"), "{}", stderr_of(&dash_o));
+}
+
+#[test]
+fn help_documents_exit_statuses_and_level_aliases() {
+    let help = stdout_of(&run(&["--help"]));
+    for needle in ["Exit status:", "  3  --check", "-O3 and -Os: -O2", "--check", "--print-changed"] {
+        assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
+    }
+}
+
+#[test]
+fn check_exits_3_naming_changed_functions_and_writes_nothing() {
+    let input = rewritten();
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let output = ptx_opt(dir.path(), &["--check", "-O2", path(&input)], b"");
+    assert_eq!(output.status.code(), Some(3), "{}", stderr_of(&output));
+    assert!(output.stdout.is_empty());
+    assert_eq!(stderr_of(&output), format!("{}: would change function 'narrow_loads'\n", input.display()));
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+
+    for (args, file) in [(&["--check", "-O2"][..], untouched()), (&["--check", "-O0"][..], rewritten())] {
+        let mut args = args.to_vec();
+        args.push(path(&file));
+        let output = run(&args);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {}", stderr_of(&output));
+        assert!(output.stdout.is_empty() && output.stderr.is_empty(), "{args:?}");
+    }
+    // Invalid input is still 1, and --check writes no output file.
+    let bad = run(&["--check", "-O2", path(&testdata("parse-errors").join("bad-token-hash.ptx"))]);
+    assert_eq!(bad.status.code(), Some(1), "{}", stderr_of(&bad));
+    let conflict = run(&["--check", "-O2", "-o", "out.ptx", path(&input)]);
+    assert_eq!(conflict.status.code(), Some(2));
+}
+
+#[test]
+fn print_changed_shows_a_diff_per_pass_and_function() {
+    let input = rewritten();
+    let output = run(&["-O2", "--print-changed", path(&input)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    assert_eq!(output.stdout, run(&["-O2", path(&input)]).stdout, "the output is unaffected");
+    let stderr = stderr_of(&output);
+    insta::assert_snapshot!("print_changed_narrow_loads", stderr);
+    // Only the passes that changed something print.
+    let banners: Vec<&str> = stderr.lines().filter(|l| l.starts_with("// ***")).collect();
+    assert_eq!(
+        banners,
+        ["// *** combine-cvt-pack changed narrow_loads ***", "// *** fold-byte-gathers changed narrow_loads ***"]
+    );
+
+    let unchanged = run(&["-O2", "--print-changed", path(&untouched())]);
+    assert_eq!(unchanged.status.code(), Some(0));
+    assert!(unchanged.stderr.is_empty(), "nothing changed, nothing printed: {}", stderr_of(&unchanged));
+
+    let filtered = run(&["-O2", "--print-changed", "--filter-function=other", path(&input)]);
+    assert!(filtered.stderr.is_empty(), "{}", stderr_of(&filtered));
+}
+
+#[test]
+fn print_after_dumps_are_ptx_with_comment_banners() {
+    let input = rewritten();
+    let output = run(&["-O2", "--print-after=dce", path(&input)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let stderr = stderr_of(&output);
+    let dump = stderr.strip_prefix("// *** IR after dce ***\n").expect("a comment banner first");
+    assert_eq!(dump, stdout_of(&output), "the dump after the last pass is the output");
+    // The dump is PTX the tool reads back.
+    let again = ptx_opt(std::path::Path::new("."), &["-"], stderr.as_bytes());
+    assert_eq!(again.status.code(), Some(0), "{}", stderr_of(&again));
+
+    let one = run(&["-O2", "--print-after=dce", "--filter-function=narrow_loads", path(&input)]);
+    let stderr = stderr_of(&one);
+    assert!(stderr.starts_with("// *** IR after dce ***\n.visible .entry narrow_loads("), "{stderr}");
+    assert!(!stderr.contains(".version"), "only the function: {stderr}");
+    let none = run(&["-O2", "--print-after=dce", "--filter-function=nothing", path(&input)]);
+    assert_eq!(stderr_of(&none), "// *** IR after dce ***\n");
+}
+
+#[test]
+fn library_refuses_levels_that_do_not_exist() {
+    let ptx = std::fs::read_to_string(untouched()).expect("readable");
+    for level in [3u8, 5, 255] {
+        let err = ptx_opt::optimize(&ptx, &ptx_opt::Options::with_level(level)).expect_err("no such level");
+        assert_eq!(err.kind, ptx_opt::ErrorKind::UnknownLevel(level));
+        assert!(ptx_opt::Options::try_with_level(level).is_err());
+    }
+    for level in 0..=ptx_opt::MAX_LEVEL {
+        assert!(ptx_opt::optimize(&ptx, &ptx_opt::Options::with_level(level)).is_ok());
+    }
+}
