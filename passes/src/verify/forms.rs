@@ -274,6 +274,8 @@ const W_BULK: Word = Word::known("bulk");
 const W_CLUSTER: Word = Word::known("cluster");
 const W_CTA: Word = Word::known("cta");
 const W_GPU: Word = Word::known("gpu");
+const W_HI: Word = Word::known("hi");
+const W_LO: Word = Word::known("lo");
 const W_OR: Word = Word::known("or");
 const W_PACK: Word = Word::known("pack");
 const W_RELAXED: Word = Word::known("relaxed");
@@ -440,7 +442,44 @@ fn combinations(inst: &Inst, name: &str, report: &mut impl FnMut(String)) {
                 report(format!("{name}: an integer-to-integer conversion takes no rounding modifier"));
             }
         }
+        Opcode::Setp | Opcode::Set => comparison(inst, name, report),
         _ => {}
+    }
+}
+
+/// `setp`/`set`: the comparison must be one the compared type (the last
+/// instruction type) has, and `.ftz` needs a compared type of `.f32` or a
+/// half type (ptxas 13.5: "Mismatch between instruction type and
+/// comparison qualifier", "Illegal modifier '.ftz'"). Bit types compare
+/// only for equality, signed types have the ordered comparisons, unsigned
+/// types those and `.lo`/`.ls`/`.hi`/`.hs`, floating-point types those
+/// and the unordered ones, `.num` and `.nan`, not `.lo`/`.ls`/`.hi`/`.hs`.
+fn comparison(inst: &Inst, name: &str, report: &mut impl FnMut(String)) {
+    use ptx_ir::CmpOp::*;
+    let Some(t) = inst.types().last() else { return };
+    let cmp = inst.cmp().or_else(|| {
+        // `.hi`/`.lo` may be read as words.
+        inst.modifiers.iter().find_map(|m| match m {
+            Modifier::Word(w) if *w == W_HI => Some(Hi),
+            Modifier::Word(w) if *w == W_LO => Some(Lo),
+            _ => None,
+        })
+    });
+    if let Some(cmp) = cmp {
+        let ok = match t.kind() {
+            TypeKind::Bits => matches!(cmp, Eq | Ne),
+            TypeKind::Signed => matches!(cmp, Eq | Ne | Lt | Le | Gt | Ge),
+            TypeKind::Unsigned => matches!(cmp, Eq | Ne | Lt | Le | Gt | Ge | Lo | Ls | Hi | Hs),
+            TypeKind::Float => !matches!(cmp, Lo | Ls | Hi | Hs),
+            TypeKind::Pred => true,
+        };
+        if !ok {
+            report(format!("{name}: the comparison .{} does not apply to .{t} operands", cmp.as_str()));
+        }
+    }
+    let ftz_ok = t.kind() == TypeKind::Float && t != ScalarType::F64;
+    if !ftz_ok && inst.modifiers.iter().any(|m| matches!(m, Modifier::Ftz)) {
+        report(format!("{name}: .ftz does not apply to .{t} operands"));
     }
 }
 
