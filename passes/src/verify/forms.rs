@@ -344,6 +344,7 @@ pub fn check(func: &Function, inst: &Inst, mut report: impl FnMut(String)) -> bo
         return true;
     }
     barrier_operands(func, inst, &mut report);
+    video_operands(inst, &mut report);
     let Some(form) = form_of(inst.opcode) else { return false };
     if form.words.is_none() {
         words_outside_the_isa(func, inst, &mut report);
@@ -628,6 +629,30 @@ enum Role {
     Label,
     /// After the address and data of a memory access: a value or an address.
     Trailing,
+}
+
+/// The video instructions: no `{...}` operand (ptxas: "Vector operand is
+/// not allowed"), and the SIMD ones (`vadd2`, `vset4`, ...) take no
+/// literal as their fourth operand `c` (ptxas: "Incorrect video selector
+/// for operand 3").
+fn video_operands(inst: &Inst, report: &mut impl FnMut(String)) {
+    use Opcode::*;
+    let simd = match inst.opcode {
+        Vabsdiff2 | Vabsdiff4 | Vadd2 | Vadd4 | Vavrg2 | Vavrg4 | Vmax2 | Vmax4 | Vmin2 | Vmin4 | Vset2 | Vset4
+        | Vsub2 | Vsub4 => true,
+        Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vshl | Vshr | Vsub => false,
+        _ => return,
+    };
+    if let Some(i) = inst.operands.iter().position(|op| matches!(op, Operand::Vector(_))) {
+        report(format!("operand {} is a vector {{...}}, which a video instruction does not take", i + 1));
+    }
+    let literal = |op: &Operand| match op {
+        Operand::Neg(inner) => matches!(**inner, Operand::Int(_) | Operand::Float(_)),
+        op => matches!(op, Operand::Int(_) | Operand::Float(_)),
+    };
+    if simd && inst.operands.get(3).is_some_and(literal) {
+        report("operand 4 of a SIMD video instruction must be a register, not a literal".to_string());
+    }
 }
 
 /// `bar`/`barrier` with a literal barrier number outside 0..15 or a
