@@ -97,6 +97,7 @@ const INT_32: &[ScalarType] = &[U32, S32];
 const U32_U64: &[ScalarType] = &[U32, U64];
 const WIDE: &[ScalarType] = &[U16, U32, S16, S32];
 const B32_ONLY: &[ScalarType] = &[B32];
+const B64_ONLY: &[ScalarType] = &[B64];
 const MOV: &[ScalarType] = &[Pred, B16, B32, B64, B128, U16, U32, U64, S16, S32, S64, F32, F64];
 const SELP: &[ScalarType] = &[B16, B32, B64, U16, U32, U64, S16, S32, S64, F32, F64];
 const COMPARE: &[ScalarType] = &[B16, B32, B64, U16, U32, U64, S16, S32, S64, F16, F16x2, Bf16, Bf16x2, F32, F64];
@@ -173,14 +174,16 @@ pub fn valid_types(inst: &Inst) -> &'static [&'static [ScalarType]] {
         Cvt => &[CVT_DEST, CVT_SOURCE],
         Prmt | Lop3 | Shf | Shfl | Activemask | Bmsk => &[B32_ONLY],
         Vote => &[VOTE],
+        // ptxas: "Unexpected instruction types specified for 'createpolicy.range'".
+        Createpolicy => &[B64_ONLY],
         // Not type-checked.
         Addc | Alloca | Applypriority | Atom | Bar | Barrier | Bra | Brkpt | Brx | Call | Clusterlaunchcontrol | Cp
-        | Createpolicy | Discard | Elect | Exit | Fence | Fns | Getctarank | Griddepcontrol | Isspacep | Istypep
-        | Ldmatrix | Madc | Mapa | Match | Mbarrier | Membar | Mma | Movmatrix | Multimem | Nanosleep | Pmevent
-        | Prefetch | Prefetchu | Red | Redux | Ret | Setmaxnreg | Stackrestore | Stacksave | Stmatrix | Subc | Suld
-        | Suq | Sured | Sust | Tcgen05 | Tensormap | Tex | Tld4 | Trap | Txq | Vabsdiff | Vabsdiff2 | Vabsdiff4
-        | Vadd | Vadd2 | Vadd4 | Vavrg2 | Vavrg4 | Vmad | Vmax | Vmax2 | Vmax4 | Vmin | Vmin2 | Vmin4 | Vset
-        | Vset2 | Vset4 | Vshl | Vshr | Vsub | Vsub2 | Vsub4 | Wgmma | Wmma => &[],
+        | Discard | Elect | Exit | Fence | Fns | Getctarank | Griddepcontrol | Isspacep | Istypep | Ldmatrix | Madc
+        | Mapa | Match | Mbarrier | Membar | Mma | Movmatrix | Multimem | Nanosleep | Pmevent | Prefetch
+        | Prefetchu | Red | Redux | Ret | Setmaxnreg | Stackrestore | Stacksave | Stmatrix | Subc | Suld | Suq
+        | Sured | Sust | Tcgen05 | Tensormap | Tex | Tld4 | Trap | Txq | Vabsdiff | Vabsdiff2 | Vabsdiff4 | Vadd
+        | Vadd2 | Vadd4 | Vavrg2 | Vavrg4 | Vmad | Vmax | Vmax2 | Vmax4 | Vmin | Vmin2 | Vmin4 | Vset | Vset2
+        | Vset4 | Vshl | Vshr | Vsub | Vsub2 | Vsub4 | Wgmma | Wmma => &[],
         Other(_) => &[],
     }
 }
@@ -282,14 +285,25 @@ pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
         // vote.mode.pred d, {!}a{, membermask} / vote.ballot.b32 d, {!}a{, membermask}
         Vote => Signature::of(&[Strict(t), Strict(Pred), Fixed(U32)]),
         Activemask => Signature::of(&[Strict(t)]),
+        // createpolicy.fractional d{, fraction}, createpolicy.range d, [a],
+        // primary-size, total-size, createpolicy.cvt.L2 d, a: the policies
+        // are 64-bit integers (not .f64), the fraction a .f32 (or .b32;
+        // no integer literal), the sizes 32-bit integers (ptxas 13.5:
+        // "Arguments mismatch" otherwise).
+        Createpolicy if inst.has_word(Word::known("fractional")) => Signature::of(&[Fixed(U64), Fixed(F32)]),
+        Createpolicy if inst.has_word(Word::known("range")) => {
+            Signature::of(&[Fixed(U64), Any, Fixed(U32), Fixed(U32)])
+        }
+        Createpolicy if inst.has_word(Word::known("cvt")) => Signature::of(&[Fixed(U64), Fixed(U64)]),
+        Createpolicy => return None,
         // Operands not type-checked.
-        Alloca | Applypriority | Bar | Barrier | Bra | Brkpt | Brx | Call | Clusterlaunchcontrol | Cp
-        | Createpolicy | Discard | Elect | Exit | Fence | Fns | Getctarank | Griddepcontrol | Isspacep | Istypep
-        | Ldmatrix | Mapa | Match | Mbarrier | Membar | Mma | Movmatrix | Multimem | Nanosleep | Pmevent | Prefetch
-        | Prefetchu | Redux | Ret | Setmaxnreg | Stackrestore | Stacksave | Stmatrix | Suld | Suq | Sured | Sust
-        | Tcgen05 | Tensormap | Tex | Tld4 | Trap | Txq | Vabsdiff | Vabsdiff2 | Vabsdiff4 | Vadd | Vadd2 | Vadd4
-        | Vavrg2 | Vavrg4 | Vmad | Vmax | Vmax2 | Vmax4 | Vmin | Vmin2 | Vmin4 | Vset | Vset2 | Vset4 | Vshl | Vshr
-        | Vsub | Vsub2 | Vsub4 | Wgmma | Wmma => return None,
+        Alloca | Applypriority | Bar | Barrier | Bra | Brkpt | Brx | Call | Clusterlaunchcontrol | Cp | Discard
+        | Elect | Exit | Fence | Fns | Getctarank | Griddepcontrol | Isspacep | Istypep | Ldmatrix | Mapa | Match
+        | Mbarrier | Membar | Mma | Movmatrix | Multimem | Nanosleep | Pmevent | Prefetch | Prefetchu | Redux | Ret
+        | Setmaxnreg | Stackrestore | Stacksave | Stmatrix | Suld | Suq | Sured | Sust | Tcgen05 | Tensormap | Tex
+        | Tld4 | Trap | Txq | Vabsdiff | Vabsdiff2 | Vabsdiff4 | Vadd | Vadd2 | Vadd4 | Vavrg2 | Vavrg4 | Vmad
+        | Vmax | Vmax2 | Vmax4 | Vmin | Vmin2 | Vmin4 | Vset | Vset2 | Vset4 | Vshl | Vshr | Vsub | Vsub2 | Vsub4
+        | Wgmma | Wmma => return None,
         Other(_) => return None,
     })
 }
