@@ -345,6 +345,10 @@ pub fn check(func: &Function, inst: &Inst, mut report: impl FnMut(String)) -> bo
     }
     barrier_operands(func, inst, &mut report);
     video_operands(inst, &mut report);
+    vectors_inside_brackets(inst, &mut report);
+    if let Some(bad) = sub_instruction_operands(func, inst, &mut report) {
+        return bad;
+    }
     let Some(form) = form_of(inst.opcode) else { return false };
     if form.words.is_none() {
         words_outside_the_isa(func, inst, &mut report);
@@ -629,6 +633,56 @@ enum Role {
     Label,
     /// After the address and data of a memory access: a value or an address.
     Trailing,
+}
+
+/// Inside `[...]` a `{...}` vector comes last (`[tex, {x, y}]`, `[tmap,
+/// {x, y}]`): ptxas's grammar has no `[tex, {x, y}, {z, w}]` ("Parsing
+/// error near ','"), whatever the instruction.
+fn vectors_inside_brackets(inst: &Inst, report: &mut impl FnMut(String)) {
+    for (i, op) in inst.operands.iter().enumerate() {
+        let Operand::Address(addr) = op else { continue };
+        let n = addr.rest.len();
+        if addr.rest.iter().take(n.saturating_sub(1)).any(|e| matches!(e, Operand::Vector(_))) {
+            report(format!("operand {}: a vector {{...}} inside [...] must be its last element", i + 1));
+        }
+    }
+}
+
+/// The text of the first modifier of `inst` (`load` of `wmma.load.a`).
+fn first_word<'a>(func: &'a Function, inst: &'a Inst) -> Option<&'a str> {
+    match inst.modifiers.first()? {
+        Modifier::Word(w) => Some(w.as_str()),
+        Modifier::Other(n) => Some(func.names.get(*n)),
+        _ => None,
+    }
+}
+
+/// Operand counts and address positions of instructions outside the
+/// table, told apart by their first word: `wmma.load d, [a]{, stride}`,
+/// `wmma.store [a], r{, stride}` (ptxas 13.5: "Arguments mismatch" for a
+/// fourth operand, a missing address or an address elsewhere). None if
+/// `inst` is not one of them, else whether it is malformed.
+fn sub_instruction_operands(func: &Function, inst: &Inst, report: &mut impl FnMut(String)) -> Option<bool> {
+    let (min, max, address) = match (inst.opcode, first_word(func, inst)?) {
+        (Opcode::Wmma, "load") => (2, 3, 1),
+        (Opcode::Wmma, "store") => (2, 3, 0),
+        _ => return None,
+    };
+    let name = ptx_ir::print::opcode_text(func, inst.opcode);
+    let n = inst.operands.len();
+    if n < min || n > max {
+        report(format!("{name}: {n} operands, {min} to {max} expected (ptxas: Arguments mismatch)"));
+        return Some(true);
+    }
+    for (i, op) in inst.operands.iter().enumerate() {
+        let is_address = matches!(op, Operand::Address(_));
+        if (i == address) != is_address {
+            let what = if is_address { "cannot be an address [...]" } else { "must be an address [...]" };
+            report(format!("{name}: operand {} {what}", i + 1));
+            return Some(true);
+        }
+    }
+    Some(false)
 }
 
 /// The video instructions: no `{...}` operand (ptxas: "Vector operand is
