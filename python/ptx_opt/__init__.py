@@ -1,0 +1,186 @@
+"""ptx-opt: LLVM-opt-style rewriting passes for NVIDIA PTX.
+
+>>> import ptx_opt
+>>> result = ptx_opt.optimize(ptx, level=2)          # doctest: +SKIP
+>>> result.ptx, result.changed, result.stats, result.remarks  # doctest: +SKIP
+
+Everything runs in memory, with the GIL released: threads optimizing
+different modules run in parallel. Invalid PTX raises :class:`PtxError`
+(a ``ValueError``) with located diagnostics. ``ptx_opt.triton.install()``
+runs the passes on every kernel Triton compiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+from . import _native
+
+__all__ = [
+    "optimize",
+    "passes",
+    "pipeline",
+    "Result",
+    "Remark",
+    "Diagnostic",
+    "PassInfo",
+    "PtxError",
+    "__version__",
+]
+
+__version__: str = _native.LIBRARY_VERSION
+
+
+@dataclass(frozen=True)
+class Remark:
+    """One rewrite a pass made: where (1-based line and column of the rewritten
+    instruction in the input; 0, 0 for synthesized code), which pass, in which
+    function, and what."""
+
+    file: str
+    line: int
+    col: int
+    pass_: str
+    function: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}: remark: [{self.pass_}] {self.function}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One error in the input: 1-based line and column of its start (and of its
+    end), and the message."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}: error: {self.message}"
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    """A registered pass: its name (for ``passes=[...]``) and what it does."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Result:
+    """What :func:`optimize` returns.
+
+    ``ptx``: the optimized module (the input, byte for byte, when no pass
+    changed anything). ``changed``: whether any pass changed it. ``stats``:
+    ``{pass: {counter: value}}`` for every pass run, in pipeline order (an
+    empty dict for a pass that rewrote nothing). ``remarks``: one
+    :class:`Remark` per rewrite, in pass order, then function order.
+    """
+
+    ptx: str
+    changed: bool
+    stats: Dict[str, Dict[str, int]]
+    remarks: List[Remark] = field(default_factory=list)
+
+
+class PtxError(ValueError):
+    """The input is not valid PTX (the parser or the verifier rejected it), or a
+    pass of the pipeline reported an error.
+
+    ``str(e)`` is the rendered ``FILE:LINE:COL: error: MESSAGE`` text, one line
+    per diagnostic; ``e.diagnostics`` has them as :class:`Diagnostic` objects.
+    ``e.kind`` is ``"parse"`` (the parser), ``"invalid-input"`` (the
+    verifier) or ``"pass"`` (a pass of the pipeline, named by ``e.pass_``).
+    """
+
+    def __init__(self, rendered: str, diagnostics: Sequence[Diagnostic], kind: str, pass_: Optional[str] = None):
+        super().__init__(rendered)
+        self.diagnostics: List[Diagnostic] = list(diagnostics)
+        self.kind = kind
+        self.pass_ = pass_
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def optimize(
+    ptx: str,
+    *,
+    passes: Optional[Sequence[str]] = None,
+    level: Optional[int] = None,
+    verify: bool = True,
+    target: Optional[str] = None,
+    threads: Optional[int] = None,
+    source_name: str = "<input>",
+) -> Result:
+    """Runs ptx-opt passes on a PTX module.
+
+    ``passes``: registered pass names, run in order (see :func:`passes`);
+    ``level``: the default pipeline of ``-O0``/``-O1``/``-O2`` (see
+    :func:`pipeline`); give one or neither (then the module is only checked and
+    printed back, byte for byte). ``verify``: check the input with the verifier
+    first (as every ``ptx-opt`` run does); ``False`` leaves only the parser's
+    checks. ``threads``: worker threads for the passes (default: one per core).
+    ``source_name``: the FILE of rendered diagnostics and remarks.
+
+    ``target`` is reserved: the library has no target override yet, and any
+    value other than ``None`` raises ``NotImplementedError`` (the ``.target``
+    directive of the module is what the verifier checks against).
+
+    The GIL is released while the passes run. Raises :class:`PtxError` for
+    invalid PTX, ``ValueError`` for an unknown pass name or a bad level.
+    """
+    if target is not None:
+        raise NotImplementedError("target is reserved: the ptx-opt library has no target override yet")
+    if not isinstance(ptx, str):
+        raise TypeError(f"ptx must be a str, not {type(ptx).__name__}")
+    if isinstance(passes, str):
+        raise TypeError("passes must be a list of pass names, not a str")
+    try:
+        text, changed, stats, rows = _native.optimize(
+            ptx,
+            passes=None if passes is None else list(passes),
+            level=level,
+            verify=verify,
+            threads=threads,
+            source_name=source_name,
+        )
+    except _native._Failure as failure:
+        raise _error(failure, source_name) from None
+    except OverflowError:
+        raise ValueError(f"no optimization level {level} (levels are 0 to 2)") from None
+    remarks = [Remark(source_name, line, col, pass_, function, message) for line, col, pass_, function, message in rows]
+    return Result(text, changed, stats, remarks)
+
+
+def _error(failure: "_native._Failure", file: str) -> Exception:
+    kind, rendered, rows, detail = failure.args
+    diagnostics = [Diagnostic(file, *row) for row in rows]
+    if kind in ("parse", "invalid-input", "pass"):
+        return PtxError(rendered, diagnostics, kind, detail or None)
+    if kind in ("unknown-pass", "unknown-level", "threads"):
+        return ValueError(rendered)
+    if kind == "broke-ir":
+        # A pass produced invalid PTX: a bug in ptx-opt, not in the input.
+        return RuntimeError(f"ptx-opt bug: pass '{detail}' produced invalid PTX:\n{rendered}")
+    return RuntimeError(rendered)
+
+
+def passes() -> List[PassInfo]:
+    """Every registered pass, alphabetically."""
+    return [PassInfo(name, description) for name, description in _native.passes()]
+
+
+def pipeline(level: int) -> List[str]:
+    """The pass names of the default pipeline of ``-O{level}`` (0, 1 or 2)."""
+    try:
+        return list(_native.pipeline(level))
+    except OverflowError:
+        raise ValueError(f"no optimization level {level} (levels are 0 to 2)") from None

@@ -1,0 +1,212 @@
+//! `ptx_opt._native`: the Rust side of the Python package `ptx_opt`.
+//!
+//! Thin on purpose: it converts arguments, releases the GIL around
+//! [`ptx_opt::optimize`] and hands back plain tuples, lists and dicts; the
+//! Python package (`ptx_opt/__init__.py`) wraps them in typed classes and
+//! turns `_Failure` into `PtxError` / `ValueError` / `RuntimeError`.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::Arc;
+use std::time::Instant;
+
+create_exception!(
+    _native,
+    _Failure,
+    PyException,
+    "Raised by the native module with (kind, rendered, diagnostics, detail); ptx_opt re-raises it as PtxError, \
+     ValueError or RuntimeError."
+);
+
+/// One remark, located: (line, col, pass, function, message).
+type RemarkRow = (usize, usize, &'static str, String, String);
+/// One diagnostic, located: (line, col, end_line, end_col, message).
+type DiagnosticRow = (usize, usize, usize, usize, String);
+
+/// What a successful run hands to Python: (ptx, changed, stats, remarks),
+/// stats as (pass, [(counter, value)]) in pipeline order.
+type RunRows = (String, bool, Vec<(&'static str, Vec<(&'static str, u64)>)>, Vec<RemarkRow>);
+
+fn options(
+    passes: Option<Vec<String>>,
+    level: Option<u8>,
+    verify: bool,
+    threads: Option<usize>,
+) -> PyResult<ptx_opt::Options> {
+    let mut options = match (passes, level) {
+        (Some(_), Some(_)) => return Err(PyValueError::new_err("give passes or level, not both")),
+        (Some(passes), None) => {
+            // Named here, before any work, as the command line does.
+            let known = ptx_opt::passes();
+            if let Some(unknown) = passes.iter().find(|p| !known.iter().any(|k| k.name == p.as_str())) {
+                return Err(PyValueError::new_err(format!(
+                    "unknown pass '{unknown}' (registered: {})",
+                    known.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+                )));
+            }
+            ptx_opt::Options::with_passes(passes)
+        }
+        (None, Some(level)) => {
+            ptx_opt::Options::try_with_level(level).map_err(|e| PyValueError::new_err(e.to_string()))?
+        }
+        (None, None) => ptx_opt::Options::default(),
+    };
+    options.skip_verify = !verify;
+    options.threads = threads;
+    Ok(options)
+}
+
+/// `FILE:LINE:COL: error: MESSAGE`, one line per diagnostic (the first line
+/// of what the `ptx-opt` tool prints, without the source snippet).
+fn render(file: &str, error: &ptx_opt::Error, rows: &[DiagnosticRow]) -> String {
+    if error.diagnostics.is_empty() {
+        return format!("{file}: error: {error}");
+    }
+    let suffix = match &error.kind {
+        ptx_opt::ErrorKind::BrokeIr(pass) => format!(" (after pass '{pass}', which produced invalid PTX)"),
+        _ => String::new(),
+    };
+    rows.iter()
+        .map(|(line, col, _, _, message)| format!("{file}:{line}:{col}: error: {message}{suffix}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn failure(file: &str, source: &str, error: ptx_opt::Error) -> PyErr {
+    let index = ptx_opt::LineIndex::new(source);
+    let rows: Vec<DiagnosticRow> = error
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let (line, col) = index.line_col(source, d.span.start as usize);
+            let (end_line, end_col) = index.line_col(source, (d.span.end as usize).max(d.span.start as usize));
+            (line, col, end_line, end_col, d.message.clone())
+        })
+        .collect();
+    let rendered = render(file, &error, &rows);
+    let (kind, detail) = match &error.kind {
+        ptx_opt::ErrorKind::Parse => ("parse", String::new()),
+        ptx_opt::ErrorKind::InvalidInput => ("invalid-input", String::new()),
+        ptx_opt::ErrorKind::Pass(p) => ("pass", p.clone()),
+        ptx_opt::ErrorKind::BrokeIr(p) => ("broke-ir", p.clone()),
+        ptx_opt::ErrorKind::UnknownPass(p) => ("unknown-pass", p.clone()),
+        ptx_opt::ErrorKind::Threads(e) => ("threads", e.clone()),
+        ptx_opt::ErrorKind::UnknownLevel(_) => ("unknown-level", String::new()),
+        // A kind added to the library after this binding: its message says what.
+        _ => ("other", error.to_string()),
+    };
+    _Failure::new_err((kind, rendered, rows, detail))
+}
+
+fn run(source: &Arc<str>, options: &ptx_opt::Options) -> Result<RunRows, ptx_opt::Error> {
+    let out = ptx_opt::optimize_shared(source.clone(), options)?;
+    let changed = out.run.passes.iter().any(|p| p.changed);
+    let stats =
+        out.run.passes.iter().map(|p| (p.name, p.stats.counters.iter().map(|(c, n)| (c.id, *n)).collect())).collect();
+    let mut remarks = Vec::new();
+    if out.run.passes.iter().any(|p| !p.stats.remarks.is_empty()) {
+        let index = ptx_opt::LineIndex::new(source);
+        for remark in out.run.passes.iter().flat_map(|p| &p.stats.remarks) {
+            let (line, col) =
+                if remark.span.is_synthetic() { (0, 0) } else { index.line_col(source, remark.span.start as usize) };
+            remarks.push((line, col, remark.pass, remark.function.clone(), remark.message.clone()));
+        }
+    }
+    Ok((out.ptx, changed, stats, remarks))
+}
+
+/// Runs the passes on `ptx` with the GIL released. Returns (ptx, changed,
+/// stats, remarks); stats is {pass: {counter: value}} (counters of a pass
+/// listed twice are summed), remarks are (line, col, pass, function, message).
+#[pyfunction]
+#[pyo3(signature = (ptx, passes=None, level=None, verify=true, threads=None, source_name="<input>"))]
+#[allow(clippy::type_complexity)]
+fn optimize<'py>(
+    py: Python<'py>,
+    ptx: String,
+    passes: Option<Vec<String>>,
+    level: Option<u8>,
+    verify: bool,
+    threads: Option<usize>,
+    source_name: &str,
+) -> PyResult<(String, bool, Bound<'py, PyDict>, Vec<RemarkRow>)> {
+    let options = options(passes, level, verify, threads)?;
+    let source: Arc<str> = Arc::from(ptx);
+    let result = py.detach(|| run(&source, &options));
+    let (text, changed, stats, remarks) = match result {
+        Ok(rows) => rows,
+        Err(error) => return Err(failure(source_name, &source, error)),
+    };
+    let dict = PyDict::new(py);
+    for (pass, counters) in stats {
+        let entry = match dict.get_item(pass)? {
+            Some(existing) => existing.cast_into::<PyDict>()?,
+            None => {
+                let d = PyDict::new(py);
+                dict.set_item(pass, &d)?;
+                d
+            }
+        };
+        for (id, n) in counters {
+            let before: u64 = entry.get_item(id)?.map(|v| v.extract()).transpose()?.unwrap_or(0);
+            entry.set_item(id, before + n)?;
+        }
+    }
+    Ok((text, changed, dict, remarks))
+}
+
+/// Registered passes: [(name, description)], alphabetically.
+#[pyfunction]
+fn passes() -> Vec<(&'static str, &'static str)> {
+    ptx_opt::passes().into_iter().map(|p| (p.name, p.description)).collect()
+}
+
+/// The pass names of an optimization level's default pipeline.
+#[pyfunction]
+fn pipeline(level: u8) -> PyResult<Vec<&'static str>> {
+    if level > ptx_opt::MAX_LEVEL {
+        let error = ptx_opt::Error { kind: ptx_opt::ErrorKind::UnknownLevel(level), diagnostics: Vec::new() };
+        return Err(PyValueError::new_err(error.to_string()));
+    }
+    Ok(ptx_opt::pipeline(level).to_vec())
+}
+
+/// For the overhead benchmark: seconds each of `iterations` runs of
+/// `ptx_opt::optimize` takes in Rust alone (no conversion to or from
+/// Python objects), with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (ptx, passes=None, level=None, verify=true, iterations=1))]
+fn _time_rust(
+    py: Python<'_>,
+    ptx: String,
+    passes: Option<Vec<String>>,
+    level: Option<u8>,
+    verify: bool,
+    iterations: usize,
+) -> PyResult<Vec<f64>> {
+    let options = options(passes, level, verify, None)?;
+    py.detach(|| {
+        (0..iterations)
+            .map(|_| {
+                let start = Instant::now();
+                // The output is dropped inside the timing, as a Python caller's is.
+                drop(std::hint::black_box(ptx_opt::optimize(&ptx, &options)?));
+                Ok(start.elapsed().as_secs_f64())
+            })
+            .collect::<Result<Vec<f64>, ptx_opt::Error>>()
+    })
+    .map_err(|e| failure("<bench>", &ptx, e))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(optimize, m)?)?;
+    m.add_function(wrap_pyfunction!(passes, m)?)?;
+    m.add_function(wrap_pyfunction!(pipeline, m)?)?;
+    m.add_function(wrap_pyfunction!(_time_rust, m)?)?;
+    m.add("_Failure", m.py().get_type::<_Failure>())?;
+    m.add("LIBRARY_VERSION", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

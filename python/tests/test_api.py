@@ -1,0 +1,140 @@
+import pytest
+
+import ptx_opt
+from conftest import PACK_U8, PLAIN, SYNTAX_ERROR, TYPE_MISMATCH
+
+
+def test_passes_lists_the_registry():
+    passes = ptx_opt.passes()
+    names = [p.name for p in passes]
+    assert names == sorted(names)
+    for expected in ["combine-cvt-pack", "dce", "fold-byte-gathers", "fold-prmt", "legalize-relaxed", "verify"]:
+        assert expected in names
+    assert all(isinstance(p.description, str) and p.description for p in passes)
+
+
+def test_pipelines():
+    assert ptx_opt.pipeline(0) == []
+    assert ptx_opt.pipeline(1) == ["fold-prmt", "dce"]
+    two = ptx_opt.pipeline(2)
+    assert "combine-cvt-pack" in two and two[-1] == "dce"
+    assert set(two) <= {p.name for p in ptx_opt.passes()}
+    for bad in (3, -1):
+        with pytest.raises(ValueError, match="level"):
+            ptx_opt.pipeline(bad)
+
+
+def test_no_pass_gives_the_input_back_byte_for_byte():
+    result = ptx_opt.optimize(PLAIN)
+    assert result.ptx == PLAIN
+    assert result.changed is False
+    assert result.stats == {}
+    assert result.remarks == []
+
+
+def test_level_2_on_a_module_it_cannot_improve_is_byte_identical():
+    result = ptx_opt.optimize(PLAIN, level=2)
+    assert result.ptx == PLAIN
+    assert not result.changed
+    assert list(result.stats) == ptx_opt.pipeline(2)
+    assert all(counters == {} for counters in result.stats.values())
+
+
+def test_level_2_packs_the_saturations():
+    result = ptx_opt.optimize(PACK_U8, level=2, source_name="pack.ptx")
+    assert result.changed
+    assert "cvt.pack.sat.u8.s32.b32" in result.ptx
+    assert "shl.b32" not in result.ptx
+    assert result.stats["combine-cvt-pack"]["combined"] == 1
+    assert list(result.stats) == ptx_opt.pipeline(2)
+    assert result.remarks, "a rewrite has a remark"
+    remark = result.remarks[0]
+    assert (remark.file, remark.pass_, remark.function) == ("pack.ptx", "combine-cvt-pack", "u8_clamps_shl_or")
+    # The rewritten instruction is in the input at that place.
+    assert remark.line > 0 and remark.col > 0
+    assert PACK_U8.splitlines()[remark.line - 1][remark.col - 1 :].split()[0] in {"or.b32", "shl.b32", "min.s32"}
+    assert str(remark).startswith(f"pack.ptx:{remark.line}:{remark.col}: remark: [combine-cvt-pack]")
+    # As the Rust library gives it: the same output for the same pipeline by name.
+    assert ptx_opt.optimize(PACK_U8, passes=ptx_opt.pipeline(2)).ptx == result.ptx
+
+
+def test_named_passes_run_in_order_and_a_pass_twice_sums_its_counters():
+    once = ptx_opt.optimize(PACK_U8, passes=["combine-cvt-pack"])
+    assert list(once.stats) == ["combine-cvt-pack"]
+    twice = ptx_opt.optimize(PACK_U8, passes=("fold-prmt", "combine-cvt-pack", "combine-cvt-pack"))
+    assert list(twice.stats) == ["fold-prmt", "combine-cvt-pack"]
+    assert twice.stats["combine-cvt-pack"]["combined"] == once.stats["combine-cvt-pack"]["combined"]
+
+
+def test_unknown_pass_is_a_value_error_naming_it():
+    with pytest.raises(ValueError, match="unknown pass 'no-such-pass'") as info:
+        ptx_opt.optimize(PLAIN, passes=["dce", "no-such-pass"])
+    assert not isinstance(info.value, ptx_opt.PtxError)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="not both"):
+        ptx_opt.optimize(PLAIN, passes=["dce"], level=2)
+    for bad in (3, -1, 1000):
+        with pytest.raises(ValueError, match="level"):
+            ptx_opt.optimize(PLAIN, level=bad)
+    with pytest.raises(TypeError):
+        ptx_opt.optimize(PLAIN, passes="dce")
+    with pytest.raises(TypeError):
+        ptx_opt.optimize(PLAIN.encode())  # type: ignore[arg-type]
+    with pytest.raises(NotImplementedError, match="reserved"):
+        ptx_opt.optimize(PLAIN, target="sm_90")
+    with pytest.raises(ValueError, match="threads"):
+        ptx_opt.optimize(PLAIN, level=2, threads=100000)
+
+
+def test_syntax_error_is_a_ptx_error_with_located_diagnostics():
+    with pytest.raises(ptx_opt.PtxError) as info:
+        ptx_opt.optimize(SYNTAX_ERROR, level=2, source_name="kernel.ptx")
+    e = info.value
+    assert isinstance(e, ValueError)
+    assert e.kind == "parse"
+    assert str(e) == "kernel.ptx:7:15: error: expected an operand, found ','"
+    [d] = e.diagnostics
+    assert (d.file, d.line, d.col, d.message) == ("kernel.ptx", 7, 15, "expected an operand, found ','")
+    assert str(d) == str(e)
+
+
+def test_verifier_rejects_invalid_input_unless_verify_is_false():
+    with pytest.raises(ptx_opt.PtxError) as info:
+        ptx_opt.optimize(TYPE_MISMATCH)
+    e = info.value
+    assert e.kind == "invalid-input"
+    assert e.diagnostics and all(d.file == "<input>" for d in e.diagnostics)
+    assert (e.diagnostics[0].line, e.diagnostics[0].col) == (13, 2)
+    lines = str(e).splitlines()
+    assert len(lines) == len(e.diagnostics)
+    assert lines[0].startswith("<input>:13:2: error: add.s32: operand 2 (%rd1) is .b64")
+    assert all(": error: " in line for line in lines)
+    # Without the verifier only the parser checks: the input comes back.
+    assert ptx_opt.optimize(TYPE_MISMATCH, verify=False).ptx == TYPE_MISMATCH
+
+
+def test_verify_pass_in_the_pipeline_reports_as_a_pass_error():
+    with pytest.raises(ptx_opt.PtxError) as info:
+        ptx_opt.optimize(TYPE_MISMATCH, passes=["verify"], verify=False)
+    assert info.value.kind == "pass" and info.value.pass_ == "verify"
+    assert str(info.value).startswith("<input>:13:2: error: ")
+
+
+def test_result_types():
+    result = ptx_opt.optimize(PACK_U8, level=2, threads=1)
+    assert isinstance(result, ptx_opt.Result)
+    assert isinstance(result.ptx, str) and isinstance(result.changed, bool)
+    for pass_, counters in result.stats.items():
+        assert isinstance(pass_, str)
+        assert all(isinstance(k, str) and isinstance(v, int) for k, v in counters.items())
+    assert all(isinstance(r, ptx_opt.Remark) for r in result.remarks)
+
+
+def test_package_ships_type_information():
+    from importlib import resources
+
+    files = resources.files("ptx_opt")
+    assert files.joinpath("py.typed").is_file()
+    assert files.joinpath("_native.pyi").is_file()
