@@ -1,8 +1,8 @@
 //! The ISA sweep (`testdata/isa-sweep`, made by `scripts/isa-sweep/generate.py`):
 //! instances of every instruction of the ISA text, each with ptxas 13.5's
 //! verdict. Every instance ptxas accepts must parse, print back byte for byte,
-//! and print canonically to the same cubin; no instance, accepted or not, may
-//! make the parser panic.
+//! print canonically to text that parses to the same canonical text, and to
+//! the same cubin; no instance, accepted or not, may make the parser panic.
 //!
 //! The accepted instances of a target are compiled together, in the module the
 //! generator wrote (`kernels/<target>-<version>.ptx`, one kernel per
@@ -61,10 +61,6 @@ fn module_of(template: &str, inst: &Instance) -> String {
     template.replace("@VERSION@", &inst.version).replace("@TARGET@", &inst.target).replace("@INSTANCES@", &inst.line)
 }
 
-/// Accepted instances that do not yet parse and print back, as
-/// `file: instance`. The list may only shrink.
-const KNOWN_FAILURES: &[&str] = &[];
-
 #[test]
 fn every_accepted_instance_parses_and_prints_back_identically() {
     let template = read("template.ptx");
@@ -78,24 +74,28 @@ fn every_accepted_instance_parses_and_prints_back_identically() {
             let what = match ptx_opt::parse(&source) {
                 Err(e) => format!("does not parse: {e}"),
                 Ok(module) if ptx_opt::print(&module) != source => "prints back differently".to_string(),
-                Ok(_) => return None,
+                Ok(module) => {
+                    // The canonical print is a fixpoint (ARCHITECTURE.md, invariant 4).
+                    let canonical = ptx_ir::print::print_module_canonical(&module);
+                    match ptx_opt::parse(&canonical) {
+                        Err(e) => format!("its canonical print does not parse: {e}"),
+                        Ok(again) if ptx_ir::print::print_module_canonical(&again) != canonical => {
+                            "its canonical print is not a fixpoint".to_string()
+                        }
+                        Ok(_) => return None,
+                    }
+                }
             };
             Some(format!("{}: {}  ({what})", inst.file, inst.line))
         })
         .collect();
-    let unexpected: Vec<&String> =
-        failures.iter().filter(|f| !KNOWN_FAILURES.iter().any(|k| f.starts_with(&format!("{k}  (")))).collect();
     assert!(
-        unexpected.is_empty(),
-        "{} of {} accepted instances fail ({} known):\n{}",
+        failures.is_empty(),
+        "{} of {} accepted instances fail:\n{}",
         failures.len(),
         accepted.len(),
-        KNOWN_FAILURES.len(),
-        unexpected.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
+        failures.join("\n")
     );
-    let fixed: Vec<&&str> =
-        KNOWN_FAILURES.iter().filter(|k| !failures.iter().any(|f| f.starts_with(&format!("{k}  (")))).collect();
-    assert!(fixed.is_empty(), "known failures that now pass (remove them from KNOWN_FAILURES): {fixed:?}");
 }
 
 #[test]
