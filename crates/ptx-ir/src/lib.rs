@@ -67,11 +67,28 @@ pub struct Diagnostic {
     pub span: Span,
     /// What, in words a person understands.
     pub message: String,
+    /// Other places that explain this one (where a name was first defined).
+    pub notes: Vec<Note>,
+}
+
+/// A second place a [`Diagnostic`] refers to, with why it matters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    /// Where.
+    pub span: Span,
+    /// Why this place matters ("first defined here").
+    pub message: String,
 }
 
 impl Diagnostic {
     /// A diagnostic at `span`.
     pub fn new(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { span, message: message.into() }
+        Diagnostic { span, message: message.into(), notes: Vec::new() }
+    }
+
+    /// The diagnostic with a note about another place.
+    pub fn with_note(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.notes.push(Note { span, message: message.into() });
+        self
     }
 }

@@ -117,6 +117,34 @@ struct Cli {
     /// List the registered passes and exit.
     #[arg(long)]
     list_passes: bool,
+
+    /// Colour diagnostics: auto (when standard error is a terminal, and NO_COLOR is not
+    /// set), always, never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
+
+    /// Show at most N errors (0: all), then a summary line.
+    #[arg(long, value_name = "N", default_value_t = ptx_opt::DEFAULT_ERROR_LIMIT)]
+    error_limit: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl Cli {
+    fn render_options(&self) -> ptx_opt::RenderOptions {
+        let color = match self.color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            // anstream reads the terminal and NO_COLOR / CLICOLOR_FORCE / TERM=dumb.
+            ColorWhen::Auto => anstream::AutoStream::choice(&io::stderr()) != anstream::ColorChoice::Never,
+        };
+        ptx_opt::RenderOptions::default().with_color(color).with_error_limit(self.error_limit)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -240,7 +268,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             return Err(Failure::Usage(format!("remarks file '{}' is the output file", remarks.display())));
         }
     }
-    let (display_name, source) = read_input(input_path)?;
+    let (display_name, source) = read_input(input_path, &cli.render_options())?;
     let source: std::sync::Arc<str> = std::sync::Arc::from(source);
 
     let options = ptx_opt::Options {
@@ -252,8 +280,9 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         threads: cli.threads,
         reformat: cli.reformat,
     };
+    let render_options = cli.render_options();
     let fail = |e: ptx_opt::Error| {
-        render::diagnostics(&display_name, &source, &e);
+        render::diagnostics(&display_name, &source, &e, &render_options);
         Failure::Input
     };
     // What needs the module itself, pass by pass or at the end, keeps one;
@@ -324,7 +353,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn read_input(path: Option<&Path>) -> Result<(String, String), Failure> {
+fn read_input(path: Option<&Path>, render_options: &ptx_opt::RenderOptions) -> Result<(String, String), Failure> {
     let mut bytes = Vec::new();
     let name = match path {
         Some(p) => {
@@ -343,7 +372,7 @@ fn read_input(path: Option<&Path>) -> Result<(String, String), Failure> {
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
             let diag = ptx_opt::Diagnostic::new(ptx_opt::Span::new(offset, offset + 1), "input is not valid UTF-8");
             let err = ptx_opt::Error { kind: ptx_opt::ErrorKind::Parse, diagnostics: vec![diag] };
-            render::diagnostics(&name, &text, &err);
+            render::diagnostics(&name, &text, &err, render_options);
             Err(Failure::Input)
         }
     }

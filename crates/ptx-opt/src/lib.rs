@@ -33,7 +33,10 @@
 
 pub use ptx_analysis as analysis;
 pub use ptx_ir as ir;
-pub use ptx_ir::{Diagnostic, Module, Span};
+pub use ptx_ir::{Diagnostic, Module, Note, Span};
+pub use render::{render_error, RenderOptions, DEFAULT_ERROR_LIMIT};
+
+mod render;
 pub use ptx_pass as pass;
 pub use ptx_pass::{Counter, PassRecord, PassRun, PassStats, Remark, Snapshot};
 use ptx_pass::{FunctionPass, Pass};

@@ -387,7 +387,8 @@ impl Scope {
 /// instructions it saw when it closes and hands the rest to its parent.
 #[derive(Default)]
 struct LabelScope {
-    labels: FxHashMap<Name, LabelId>,
+    /// Each label with where it is defined (for the note of a duplicate).
+    labels: FxHashMap<Name, (LabelId, Span)>,
     pending: Vec<InstId>,
 }
 
@@ -635,8 +636,9 @@ impl<'i> FunctionLowering<'i> {
         let name = self.func.names.intern(text);
         let id = self.func.labels.push(LabelData { name });
         let scope = self.label_scopes.last_mut().expect("a label scope is open");
-        if scope.labels.insert(name, id).is_some() {
-            self.error(span, format!("label '{text}' is defined twice"));
+        if let Some((_, first)) = scope.labels.insert(name, (id, span)) {
+            let duplicate = Diagnostic::new(span, format!("label '{text}' is defined twice"));
+            self.errors.push(duplicate.with_note(first, "first defined here"));
         }
         out.push(Stmt::Label(id));
     }
@@ -1079,10 +1081,10 @@ impl<'i> FunctionLowering<'i> {
     /// its labels; what stays unresolved goes to the enclosing block.
     fn close_label_scope(&mut self) {
         let scope = self.label_scopes.pop().expect("a label scope is open");
-        fn visit(op: &mut Operand, labels: &FxHashMap<Name, LabelId>, unresolved: &mut bool) {
+        fn visit(op: &mut Operand, labels: &FxHashMap<Name, (LabelId, Span)>, unresolved: &mut bool) {
             match op {
                 Operand::Symbol(n) => match labels.get(n) {
-                    Some(&l) => *op = Operand::Label(l),
+                    Some(&(l, _)) => *op = Operand::Label(l),
                     None => *unresolved = true,
                 },
                 Operand::Vector(ops) | Operand::Parens(ops) => {

@@ -8,6 +8,8 @@
 //!   and snapshotting the rendered diagnostic.
 //! - `command_line`: the spellings of opt and clang (`-o -`, `-passes=`,
 //!   `-O3`), `--check`, `--print-changed`, `--filter-function`, dumps.
+//! - `diagnostics`: `--color`, carets under operands, notes, `--error-limit`
+//!   and the summary line, control characters escaped.
 //! - `behaviour`: flags, `-o`, standard input, byte-identical output and a
 //!   closed output pipe.
 //! - `mutations`: a few hundred seeded mutants of corpus files through the
@@ -18,6 +20,7 @@
 
 mod behaviour;
 mod command_line;
+mod diagnostics;
 mod mutations;
 mod parse_errors;
 mod parse_snapshots;
