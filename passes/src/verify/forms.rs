@@ -346,6 +346,7 @@ pub fn check(func: &Function, inst: &Inst, mut report: impl FnMut(String)) -> bo
     barrier_operands(func, inst, &mut report);
     video_operands(inst, &mut report);
     vectors_inside_brackets(inst, &mut report);
+    matrix_forms(func, inst, &mut report);
     if let Some(bad) = sub_instruction_operands(func, inst, &mut report) {
         return bad;
     }
@@ -645,6 +646,74 @@ fn vectors_inside_brackets(inst: &Inst, report: &mut impl FnMut(String)) {
         if addr.rest.iter().take(n.saturating_sub(1)).any(|e| matches!(e, Operand::Vector(_))) {
             report(format!("operand {}: a vector {{...}} inside [...] must be its last element", i + 1));
         }
+    }
+}
+
+/// `ldmatrix`/`stmatrix`: the type a shape takes and the size of the
+/// `{...}` of registers (checked with ptxas 13.5). `.m8n8` is `.b16`;
+/// `stmatrix.m16n8` is `.trans.b8`; `ldmatrix.m16n16` loads one or two
+/// matrices (`.x1`, `.x2`) into twice as many registers; otherwise `.xN`
+/// takes N registers. ptxas: "Incorrect instruction type specified for
+/// stmatrix with shape", "Modifier '.trans' require", "Incorrect no. of
+/// matrix", "Vector of size N is expected", "Unexpected instruction types".
+fn matrix_forms(func: &Function, inst: &Inst, report: &mut impl FnMut(String)) {
+    let (name, data) = match inst.opcode {
+        Opcode::Ldmatrix => ("ldmatrix", 0),
+        Opcode::Stmatrix => ("stmatrix", 1),
+        _ => return,
+    };
+    let (mut shape, mut num, mut trans, mut ty) = ("", 0usize, false, None);
+    for m in &inst.modifiers {
+        let text = match m {
+            Modifier::Type(t) => {
+                ty = ty.or(Some(*t));
+                continue;
+            }
+            Modifier::Word(w) => w.as_str(),
+            Modifier::Other(n) => func.names.get(*n),
+            _ => continue,
+        };
+        match text {
+            "m8n8" | "m16n8" | "m16n16" | "m8n16" => shape = text,
+            "x1" => num = 1,
+            "x2" => num = 2,
+            "x4" => num = 4,
+            "trans" => trans = true,
+            _ => {}
+        }
+    }
+    if let Some(t) = ty {
+        let ok = match (inst.opcode, shape) {
+            (_, "m8n8") => t == ScalarType::B16,
+            (Opcode::Stmatrix, "m16n8") => t == ScalarType::B8,
+            _ => matches!(t, ScalarType::B8 | ScalarType::B16),
+        };
+        if !ok {
+            let shape = if shape.is_empty() { String::new() } else { format!(" with shape .{shape}") };
+            report(format!("{name}: .{t} is not an instruction type of {name}{shape}"));
+        }
+    }
+    if inst.opcode == Opcode::Stmatrix && shape == "m16n8" && !trans {
+        report("stmatrix: shape .m16n8 requires .trans".to_string());
+    }
+    if shape.is_empty() || num == 0 {
+        return;
+    }
+    if inst.opcode == Opcode::Ldmatrix && shape == "m16n16" {
+        if num == 4 {
+            report("ldmatrix: shape .m16n16 loads one or two matrices (.x1, .x2), not four".to_string());
+            return;
+        }
+        num *= 2;
+    }
+    let size = match inst.operands.get(data) {
+        Some(Operand::Vector(elems)) => elems.len(),
+        // ptxas takes a vector register of the right size too.
+        Some(Operand::Reg(r)) => func.regs[*r].ty.vector.map_or(0, usize::from),
+        _ => return,
+    };
+    if size != num {
+        report(format!("{name}: operand {} must be a vector of {num} registers", data + 1));
     }
 }
 
