@@ -113,6 +113,52 @@ pub struct KernelReport {
     pub launch: LaunchConfig,
     /// Bytes per pointer argument's buffer (the default or a larger one).
     pub buffer_size: usize,
+    /// A's first failure on a skipped trial, as an error value.
+    pub fault: Option<InterpError>,
+}
+
+impl KernelReport {
+    /// Why the kernel was not checked conclusively, as a short key that
+    /// groups kernels failing for the same reason (an opcode for an
+    /// unsupported instruction, the kind of fault for an inconclusive one);
+    /// `None` if it was checked.
+    pub fn cause(&self) -> Option<String> {
+        match &self.verdict {
+            Verdict::Equivalent => None,
+            Verdict::Different(_) => Some("different".into()),
+            Verdict::Mismatch { .. } => Some("mismatch".into()),
+            Verdict::Unsupported { error, .. } => Some(format!("unsupported: {}", error_family(error))),
+            Verdict::Inconclusive { reason } => Some(format!(
+                "inconclusive: {}",
+                self.fault.as_ref().map(error_family).unwrap_or_else(|| reason.clone())
+            )),
+        }
+    }
+}
+
+/// An error without its addresses and line numbers: the opcode (first
+/// word) of an unsupported instruction, or the kind of a fault.
+pub fn error_family(error: &InterpError) -> String {
+    match error {
+        InterpError::Unsupported { opcode, .. } => opcode.split('.').next().unwrap_or(opcode).to_string(),
+        InterpError::Invalid { message, .. } => format!("invalid ({})", message.split(':').next().unwrap_or(message)),
+        InterpError::MemoryFault { message, .. } => {
+            let kind = ["out-of-bounds read", "out-of-bounds write", "misaligned", "read-only"]
+                .into_iter()
+                .find(|k| message.contains(k))
+                .unwrap_or("other");
+            let space = [".global", ".shared", ".local", ".const", ".param"]
+                .into_iter()
+                .find(|s| message.contains(s))
+                .unwrap_or("");
+            format!("memory fault ({kind} {space})")
+        }
+        InterpError::DivideByZero { .. } => "division by zero".into(),
+        InterpError::Undefined { message, .. } => format!("undefined ({message})"),
+        InterpError::StepLimit { .. } => "step limit".into(),
+        InterpError::Deadlock { .. } => "deadlock".into(),
+        InterpError::NoSuchFunction { .. } => "no such function".into(),
+    }
 }
 
 /// The result of comparing two modules.
@@ -266,6 +312,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         coverage: (0, 0),
         launch: opts.launch.clone(),
         buffer_size: opts.buffer_size,
+        fault: None,
     };
     let Some(fa) = pa.function(name) else {
         report.verdict =
@@ -325,6 +372,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
             Err(e) => {
                 // A misbehaves on this input: anything B does refines it.
                 report.first_fault.get_or_insert_with(|| e.to_string());
+                report.fault.get_or_insert(e);
                 continue;
             }
         };

@@ -8,6 +8,7 @@
 //! the register width by the type's signedness (ISA 9.4.1). Registers never
 //! written read as zero (deterministic; PTX leaves them undefined).
 
+use crate::approx::{self, ApproxFn};
 use crate::error::InterpError;
 use crate::intops::{self, extend, int_value, mask, saturate};
 use crate::machine::{
@@ -61,6 +62,10 @@ pub(crate) struct WarpIn {
     pub c: u32,
     pub pred: bool,
     pub line: u32,
+    /// No membermask operand (`activemask`, `vote` and `shfl` without
+    /// `.sync`): the members are the lanes of the warp that wait at this
+    /// instruction together, which the scheduler fills into `mask`.
+    pub implicit: bool,
 }
 
 /// Result of a warp collective for one lane.
@@ -69,6 +74,13 @@ pub(crate) struct WarpOut {
     pub d: u128,
     pub p: Option<bool>,
 }
+
+/// The clock model: the first read of `%clock64` returns `CLOCK_START +
+/// CLOCK_STEP`, each later read of any clock by the thread one step more;
+/// `%globaltimer` counts nanoseconds of the same ticks.
+const CLOCK_START: u64 = 1 << 20;
+const CLOCK_STEP: u64 = 64;
+const GLOBALTIMER_NS_PER_TICK: u64 = 32;
 
 /// The warp collectives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +94,7 @@ pub(crate) enum WarpKind {
     MatchAll,
     Redux(ReduxOp, bool),
     WarpSync,
+    ActiveMask,
 }
 
 /// `shfl` modes.
@@ -529,6 +542,21 @@ impl<'a, 'p> Ctx<'a, 'p> {
             }
             "%clusterid" => l.ctaid[dim()?] as u64,
             "%nclusterid" => l.grid[dim()?] as u64,
+            // Clocks tick once per read of any of them by this thread, so
+            // both sides of a diff that read them in the same order see the
+            // same values, whatever else they execute in between.
+            "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" => {
+                let tick = t.clock_reads.get() + 1;
+                t.clock_reads.set(tick);
+                let cycles = CLOCK_START + CLOCK_STEP * tick;
+                match base {
+                    "%clock" => cycles & 0xffff_ffff,
+                    "%clock64" => cycles,
+                    "%globaltimer_hi" => (cycles * GLOBALTIMER_NS_PER_TICK) >> 32,
+                    "%globaltimer_lo" => (cycles * GLOBALTIMER_NS_PER_TICK) & 0xffff_ffff,
+                    _ => cycles * GLOBALTIMER_NS_PER_TICK,
+                }
+            }
             _ => return Err(self.unsupported_because(at, &format!("special register {name}"))),
         };
         Ok(v as u128)
@@ -819,6 +847,12 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Selp => self.exec_selp(at),
             Slct => self.exec_slct(at),
             Sqrt | Rcp => self.exec_sqrt_rcp(at),
+            Ex2 => self.exec_approx(at, ApproxFn::Ex2),
+            Lg2 => self.exec_approx(at, ApproxFn::Lg2),
+            Sin => self.exec_approx(at, ApproxFn::Sin),
+            Cos => self.exec_approx(at, ApproxFn::Cos),
+            Tanh => self.exec_approx(at, ApproxFn::Tanh),
+            Rsqrt => self.exec_approx(at, ApproxFn::Rsqrt),
             Copysign => self.exec_copysign(at),
             Testp => self.exec_testp(at),
             Bra => self.exec_bra(at),
@@ -836,7 +870,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             }
             Trap => Err(InterpError::Undefined { message: "trap executed".into(), line: self.line(at) }),
             Bar | Barrier => self.exec_bar(at),
-            Shfl | Vote | Match | Redux => self.exec_warp(at),
+            Shfl | Vote | Match | Redux | Activemask => self.exec_warp(at),
             Atom | Red => self.exec_atom(at),
             Vadd2 | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4 | Vabsdiff4 | Vmin4
             | Vmax4 | Vset4 => self.exec_video_simd(at),
@@ -851,12 +885,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 Ok(Flow::Next)
             }
             // Not interpreted: an instruction of these reports "unsupported".
-            Activemask | Alloca | Applypriority | Brkpt | Brx | Clusterlaunchcontrol | Cos | Discard | Elect | Ex2
-            | Fns | Getctarank | Istypep | Ldmatrix | Lg2 | Mapa | Mbarrier | Mma | Movmatrix | Multimem | Rsqrt
-            | Setmaxnreg | Sin | Stackrestore | Stacksave | Stmatrix | Suld | Suq | Sured | Sust | Tanh | Tcgen05
-            | Tensormap | Tex | Tld4 | Txq | Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vsub | Wgmma | Wmma => {
-                Err(self.unsupported(at))
-            }
+            Alloca | Applypriority | Brkpt | Brx | Clusterlaunchcontrol | Discard | Elect | Fns | Getctarank
+            | Istypep | Ldmatrix | Mapa | Mbarrier | Mma | Movmatrix | Multimem | Setmaxnreg | Stackrestore
+            | Stacksave | Stmatrix | Suld | Suq | Sured | Sust | Tcgen05 | Tensormap | Tex | Tld4 | Txq | Vabsdiff
+            | Vadd | Vmad | Vmax | Vmin | Vset | Vsub | Wgmma | Wmma => Err(self.unsupported(at)),
             Other(_) => Err(self.unsupported(at)),
         }
     }
@@ -1302,8 +1334,11 @@ impl<'a, 'p> Ctx<'a, 'p> {
             let (x, y) = (int_value(a, 32, true), int_value(b, 32, true));
             saturate(if is_sub { x - y } else { x + y }, true, 32)
         } else if is_sub {
+            // The hardware subtracts by adding the complement plus one
+            // (IADD3 d, CF, a, -b), so CF is the carry of that addition:
+            // set when there is no borrow.
             if cc {
-                self.thread.carry = a < b;
+                self.thread.carry = a >= b;
             }
             a.wrapping_sub(b) & mask(bits)
         } else {
@@ -1326,11 +1361,13 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let cin = self.thread.carry as u128;
         let cc = Self::word(at, "cc");
         let d = if at.inst.opcode == Opcode::Subc {
-            let sub = b + cin;
+            // d = a + ~b + CF (IADD3.X d, a, ~b, CF), carry out as for addc:
+            // CF = 1 means "no borrow", whichever instruction set it.
+            let s = a + (!b & mask(bits)) + cin;
             if cc {
-                self.thread.carry = a < sub;
+                self.thread.carry = s >> bits != 0;
             }
-            a.wrapping_sub(sub) & mask(bits)
+            s & mask(bits)
         } else {
             let s = a + b + cin;
             if cc {
@@ -1992,6 +2029,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         let ftz = at.inst.is_ftz();
         let (a, b) = self.src3(at, t)?;
+        if let ScalarType::F16x2 | ScalarType::Bf16x2 = t {
+            return self.packed_setp(at, cmp, (dt, t), (a, b), boolop);
+        }
         let r = self.compare(at, cmp, t, a, b, ftz)?;
         let combine = |x: bool, c: bool| match boolop {
             Some("and") => x && c,
@@ -2032,6 +2072,53 @@ impl<'a, 'p> Ctx<'a, 'p> {
             }
             d => self.write_pred(at, d, combine(r, c))?,
         }
+        Ok(Flow::Next)
+    }
+
+    /// `setp`/`set` on f16x2 or bf16x2: each half compared on its own;
+    /// setp writes the low half's result to its first predicate and the
+    /// high half's to the second, set writes per half 1.0 (float result) or
+    /// all ones (integer result), or zero.
+    fn packed_setp(
+        &mut self,
+        at: &At<'_>,
+        cmp: CmpOp,
+        (dt, t): (ScalarType, ScalarType),
+        (a, b): (u128, u128),
+        boolop: Option<&str>,
+    ) -> R<Flow> {
+        let half = if t == ScalarType::F16x2 { ScalarType::F16 } else { ScalarType::Bf16 };
+        let c = match boolop {
+            Some(_) => self.pred(at, self.op(at, 3)?)?,
+            None => false,
+        };
+        let combine = |x: bool| match boolop {
+            Some("and") => x && c,
+            Some("or") => x || c,
+            Some(_) => x ^ c,
+            None => x,
+        };
+        let mut r = [false; 2];
+        for (k, slot) in r.iter_mut().enumerate() {
+            let lane = |v: u128| (v >> (16 * k)) & 0xffff;
+            *slot = combine(self.compare(at, cmp, half, lane(a), lane(b), at.inst.is_ftz())?);
+        }
+        if dt == ScalarType::Pred {
+            let Operand::Pair(p) = self.op(at, 0)? else {
+                return Err(self.invalid(at, "setp on a packed type writes a predicate pair p|q"));
+            };
+            self.write_pred(at, &p.0, r[0])?;
+            self.write_pred(at, &p.1, r[1])?;
+            return Ok(Flow::Next);
+        }
+        let true_half = match dt {
+            ScalarType::F16x2 => sf::F16.one(),
+            ScalarType::Bf16x2 => sf::BF16.one(),
+            ScalarType::U32 | ScalarType::S32 => 0xffff,
+            _ => return Err(self.unsupported_because(at, "set destination type")),
+        } as u128;
+        let d = r.iter().enumerate().map(|(k, &v)| if v { true_half << (16 * k) } else { 0 }).sum();
+        self.write(at, self.op(at, 0)?, d, dt)?;
         Ok(Flow::Next)
     }
 
@@ -2144,6 +2231,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     /// `div` with a rounding modifier (IEEE division, any direction).
     fn float_div(&mut self, at: &At<'_>, t: ScalarType) -> R<Flow> {
+        if Self::word(at, "approx") || Self::word(at, "full") {
+            return self.approx_div(at, t);
+        }
         self.check(at, &[], F_ROUND | F_FTZ)?;
         self.ops(at, 3)?;
         let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported_because(at, "instruction type"))?;
@@ -2174,8 +2264,48 @@ impl<'a, 'p> Ctx<'a, 'p> {
         Ok(Flow::Next)
     }
 
+    /// The approximate functions, on the model of [`crate::approx`].
+    fn exec_approx(&mut self, at: &At<'_>, f: ApproxFn) -> R<Flow> {
+        self.check(at, &["approx"], F_FTZ)?;
+        if !Self::word(at, "approx") {
+            return Err(self.invalid(at, "an approximate function needs .approx"));
+        }
+        self.ops(at, 2)?;
+        let t = self.one_type(at)?;
+        let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported_because(at, "instruction type"))?;
+        let ftz = at.inst.is_ftz();
+        let a = self.value(at, self.op(at, 1)?, t)?;
+        let mut d = 0u128;
+        for k in 0..lanes {
+            let x = ((a >> (k * lb)) & mask(lb)) as u64;
+            d |= (approx::unary(f, x, fmt, ftz) as u128) << (k * lb);
+        }
+        self.write(at, self.op(at, 0)?, d, t)?;
+        Ok(Flow::Next)
+    }
+
+    /// `div.approx` and `div.full`, on the model of [`crate::approx`].
+    fn approx_div(&mut self, at: &At<'_>, t: ScalarType) -> R<Flow> {
+        self.check(at, &["approx", "full"], F_FTZ)?;
+        self.ops(at, 3)?;
+        let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported_because(at, "instruction type"))?;
+        let ftz = at.inst.is_ftz();
+        let (a, b) = self.src3(at, t)?;
+        let mut d = 0u128;
+        for k in 0..lanes {
+            let lane = |v: u128| ((v >> (k * lb)) & mask(lb)) as u64;
+            d |= (approx::div(lane(a), lane(b), fmt, ftz) as u128) << (k * lb);
+        }
+        self.write(at, self.op(at, 0)?, d, t)?;
+        Ok(Flow::Next)
+    }
+
     /// `sqrt` and `rcp` with a rounding modifier (IEEE, any direction).
     fn exec_sqrt_rcp(&mut self, at: &At<'_>) -> R<Flow> {
+        if Self::word(at, "approx") {
+            let f = if at.inst.opcode == Opcode::Sqrt { ApproxFn::Sqrt } else { ApproxFn::Rcp };
+            return self.exec_approx(at, f);
+        }
         self.check(at, &[], F_ROUND | F_FTZ)?;
         self.ops(at, 2)?;
         let t = self.one_type(at)?;
@@ -2548,21 +2678,43 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 self.check(at, &["warp", "sync"], 0)?;
                 WarpKind::WarpSync
             }
+            Opcode::Activemask => {
+                self.check(at, &[], 0)?;
+                WarpKind::ActiveMask
+            }
             _ => return Err(self.unsupported(at)),
         };
-        if !sync {
+        let implicit_ok = matches!(
+            kind,
+            WarpKind::ActiveMask
+                | WarpKind::Shfl(_)
+                | WarpKind::VoteAll
+                | WarpKind::VoteAny
+                | WarpKind::VoteUni
+                | WarpKind::VoteBallot
+        );
+        if !sync && !implicit_ok {
             return Err(self.unsupported_because(at, "warp collective without .sync"));
         }
         Ok(kind)
     }
 
-    fn exec_warp(&mut self, at: &At<'_>) -> R<Flow> {
-        let kind = self.warp_kind(at)?;
-        let expected = match kind {
+    /// Operands of a warp collective, and whether its members are implicit
+    /// (no membermask operand).
+    fn warp_operands(&self, at: &At<'_>, kind: WarpKind) -> (usize, bool) {
+        let implicit = kind == WarpKind::ActiveMask || !Self::word(at, "sync");
+        let explicit = match kind {
             WarpKind::Shfl(_) => 5,
             WarpKind::WarpSync => 1,
+            WarpKind::ActiveMask => 2,
             _ => 3,
         };
+        (explicit - implicit as usize, implicit)
+    }
+
+    fn exec_warp(&mut self, at: &At<'_>) -> R<Flow> {
+        let kind = self.warp_kind(at)?;
+        let (expected, implicit) = self.warp_operands(at, kind);
         self.ops(at, expected)?;
         if let WarpKind::Shfl(_) = kind {
             if Self::types(at) != [ScalarType::B32] {
@@ -2575,7 +2727,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 return Err(self.unsupported_because(at, "instruction type"));
             }
         }
-        let mask_v = self.value(at, self.op(at, expected - 1)?, ScalarType::B32)? as u32;
+        let mask_v =
+            if implicit { u32::MAX } else { self.value(at, self.op(at, expected - 1)?, ScalarType::B32)? as u32 };
         if mask_v & (1 << (self.thread.linear % 32)) == 0 {
             return Err(InterpError::Undefined {
                 message: "executing thread is not in membermask".into(),
@@ -2600,18 +2753,27 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let at = self.current_at().ok_or(InterpError::Deadlock { message: "waiting thread has no frame".into() })?;
         let kind = self.warp_kind(&at)?;
         let line = self.line(&at);
-        let mut w = WarpIn { kind, mask: 0, a: 0, b: 0, c: 0, pred: false, line };
+        let (count, implicit) = self.warp_operands(&at, kind);
+        let mut w = WarpIn { kind, mask: 0, a: 0, b: 0, c: 0, pred: false, line, implicit };
+        let mask_of = |ctx: &Self| -> R<u32> {
+            if implicit {
+                Ok(0)
+            } else {
+                Ok(ctx.value(&at, ctx.op(&at, count - 1)?, ScalarType::B32)? as u32)
+            }
+        };
         match kind {
             WarpKind::Shfl(_) => {
                 w.a = self.value(&at, self.op(&at, 1)?, ScalarType::B32)?;
                 w.b = self.value(&at, self.op(&at, 2)?, ScalarType::B32)? as u32;
                 w.c = self.value(&at, self.op(&at, 3)?, ScalarType::B32)? as u32;
-                w.mask = self.value(&at, self.op(&at, 4)?, ScalarType::B32)? as u32;
+                w.mask = mask_of(self)?;
             }
             WarpKind::VoteAll | WarpKind::VoteAny | WarpKind::VoteUni | WarpKind::VoteBallot => {
                 w.pred = self.pred(&at, self.op(&at, 1)?)?;
-                w.mask = self.value(&at, self.op(&at, 2)?, ScalarType::B32)? as u32;
+                w.mask = mask_of(self)?;
             }
+            WarpKind::ActiveMask => {}
             WarpKind::MatchAny | WarpKind::MatchAll | WarpKind::Redux(..) => {
                 let t = self.one_type(&at)?;
                 w.a = self.value(&at, self.op(&at, 1)?, t)?;
@@ -2638,7 +2800,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 d => self.write(&at, d, out.d, ScalarType::B32)?,
             },
             WarpKind::VoteAll | WarpKind::VoteAny | WarpKind::VoteUni => self.write_pred(&at, d, out.d != 0)?,
-            WarpKind::VoteBallot | WarpKind::MatchAny => self.write(&at, d, out.d, ScalarType::B32)?,
+            WarpKind::VoteBallot | WarpKind::MatchAny | WarpKind::ActiveMask => {
+                self.write(&at, d, out.d, ScalarType::B32)?
+            }
             WarpKind::Redux(_, signed) => {
                 self.write(&at, d, out.d, if signed { ScalarType::S32 } else { ScalarType::U32 })?
             }
@@ -2916,6 +3080,7 @@ pub(crate) fn warp_compute(
                 WarpOut { d, p: None }
             }
             WarpKind::WarpSync => WarpOut { d: 0, p: None },
+            WarpKind::ActiveMask => WarpOut { d: group as u128, p: None },
         };
         outs.push((lane as usize, out));
     }

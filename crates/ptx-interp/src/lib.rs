@@ -19,10 +19,13 @@
 //! (add/sub/mul/fma/div/sqrt/rcp in every IEEE rounding mode), logic,
 //! shifts, bit-field operations, SIMD video instructions, setp/set/selp/
 //! slct, branches, calls (direct and indirect), bar/barrier (also
-//! .red/.arrive), warp collectives with .sync (shfl, vote, match, redux,
-//! bar.warp), atomics, cp.async. Not modelled (reported): approximate math
-//! (`.approx`, `div.full`, ex2, sin, ...), tensor-core instructions
-//! (mma, wmma, ldmatrix, wgmma, tcgen05), activemask, textures, surfaces.
+//! .red/.arrive), warp collectives (shfl, vote, match, redux, bar.warp;
+//! activemask and vote/shfl without .sync take the lanes waiting there
+//! together), atomics, cp.async, clocks (counters of their reads), and on a
+//! documented model approximate math (`.approx`, `div.full`, ex2, lg2, sin,
+//! cos, tanh, rsqrt: see [`approx`]). Not modelled (reported):
+//! tensor-core instructions (mma, wmma, ldmatrix, wgmma, tcgen05),
+//! textures, surfaces.
 //!
 //! Conventions where PTX leaves a choice open, fixed so that results are
 //! deterministic and comparable:
@@ -35,11 +38,14 @@
 //!   program);
 //! - `add`/`mul` without a rounding modifier round to nearest as written
 //!   (ptxas may contract them into `fma`; the interpreter does not);
+//! - the carry flag is the hardware's: `sub.cc` sets CF when there is no
+//!   borrow and `subc` computes a + ~b + CF (ptxas's IADD3/IADD3.X);
 //! - integer division by zero and `MININT / -1` are errors (PTX leaves the
 //!   value unspecified), so a trial that reaches them is skipped.
 
 #![warn(missing_docs)]
 
+pub mod approx;
 pub mod diff;
 pub mod error;
 mod exec;
@@ -52,7 +58,8 @@ pub mod rng;
 pub mod softfloat;
 
 pub use diff::{
-    assert_equivalent, assert_equivalent_with, diff_modules, DiffOptions, DiffReport, KernelReport, Side, Verdict,
+    assert_equivalent, assert_equivalent_with, diff_modules, error_family, DiffOptions, DiffReport, KernelReport, Side,
+    Verdict,
 };
 pub use error::{ErrorClass, InterpError, LineIndex};
 pub use inputs::{infer_params, make_args, trial_seed, ParamKind, ParamSpec};

@@ -131,6 +131,8 @@ pub(crate) struct Thread {
     pub red_pred: bool,
     /// Return values when a device function is run directly.
     pub returned: Option<Vec<u8>>,
+    /// Reads of the clock registers so far (see `CLOCK_STEP` in exec.rs).
+    pub clock_reads: std::cell::Cell<u64>,
 }
 
 /// Launch-wide facts an instruction may read.
@@ -349,6 +351,7 @@ pub fn run_function(
                                 carry: false,
                                 red_pred: false,
                                 returned: None,
+                                clock_reads: Default::default(),
                             });
                         }
                     }
@@ -482,7 +485,11 @@ fn resolve_warp_collectives(
                 }
                 let t = &mut threads[lo + lane];
                 let ctx = Ctx { prog, mem, cta, thread: t, launch, coverage };
-                inputs.push((lane, ctx.warp_input()?));
+                let mut input = ctx.warp_input()?;
+                if input.implicit {
+                    input.mask = members;
+                }
+                inputs.push((lane, input));
             }
             // Everyone a member names must be waiting here too.
             if inputs.iter().any(|(_, inp)| inp.mask & !members != 0) {

@@ -54,6 +54,20 @@ enum Command {
         #[command(flatten)]
         launch: LaunchArgs,
     },
+    /// Compare every kernel of each file with itself and count the kernels
+    /// checked conclusively, grouped by why the others were not (the
+    /// interpreter's coverage of a corpus; scripts/interp-coverage.sh).
+    Coverage {
+        /// PTX files.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Input sets per kernel.
+        #[arg(long, default_value_t = 6)]
+        trials: u32,
+        /// Also list every kernel not checked conclusively.
+        #[arg(long)]
+        list: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -181,5 +195,46 @@ fn main() -> ExitCode {
             print!("{report}");
             ExitCode::from(report.exit_code() as u8)
         }
+        Command::Coverage { files, trials, list } => coverage(&files, trials, list),
     }
+}
+
+/// `diff F F` over `files`: the count of conclusive kernels and a table of
+/// the causes of the rest, most frequent first.
+fn coverage(files: &[String], trials: u32, list: bool) -> ExitCode {
+    let opts = DiffOptions { trials, ..DiffOptions::default() };
+    let mut kernels = 0usize;
+    let mut conclusive = 0usize;
+    let mut causes: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut unreadable = 0usize;
+    for path in files {
+        let module = match load(path) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("error: {e}");
+                unreadable += 1;
+                continue;
+            }
+        };
+        for k in diff_modules(&module, &module, &opts).kernels {
+            kernels += 1;
+            match k.cause() {
+                None => conclusive += 1,
+                Some(cause) => {
+                    if list {
+                        println!("{path} {}: {cause}", k.name);
+                    }
+                    *causes.entry(cause).or_default() += 1;
+                }
+            }
+        }
+    }
+    let percent = if kernels == 0 { 0.0 } else { 100.0 * conclusive as f64 / kernels as f64 };
+    println!("files {}, kernels {kernels}, conclusive {conclusive} ({percent:.1}%)", files.len() - unreadable);
+    let mut rows: Vec<(String, usize)> = causes.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    for (cause, n) in rows {
+        println!("{n:>6}  {cause}");
+    }
+    ExitCode::from(if unreadable > 0 { 2 } else { 0 })
 }

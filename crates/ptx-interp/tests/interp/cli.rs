@@ -25,15 +25,15 @@ fn exit_codes() {
     let a = write(&dir, "a.ptx", KERNEL);
     let same = write(&dir, "same.ptx", &KERNEL.replace("shl.b32 %r3, %r1, 1;", "add.s32 %r3, %r1, %r1;"));
     let wrong = write(&dir, "wrong.ptx", &KERNEL.replace("shl.b32 %r3, %r1, 1;", "shl.b32 %r3, %r1, 2;"));
-    let approx = write(&dir, "approx.ptx", &KERNEL.replace("shl.b32 %r3, %r1, 1;", "ex2.approx.f32 %r3, %r1;"));
+    let unmodelled = write(&dir, "brkpt.ptx", &KERNEL.replace("shl.b32 %r3, %r1, 1;", "brkpt;"));
     let (code, text) = interp(&["diff", &a, &same]);
     assert_eq!(code, 0, "{text}");
     let (code, text) = interp(&["diff", &a, &wrong, "--trials", "3", "--seed", "0x10"]);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("DIFFERENT") && text.contains("--seed 0x10"), "{text}");
-    let (code, text) = interp(&["diff", &a, &approx]);
+    let (code, text) = interp(&["diff", &a, &unmodelled]);
     assert_eq!(code, 3, "{text}");
-    assert!(text.contains("unsupported: ex2.approx.f32 at 14"), "{text}");
+    assert!(text.contains("unsupported: brkpt at 14"), "{text}");
     let (code, _) = interp(&["diff", &a]);
     assert_eq!(code, 2);
     let (code, _) = interp(&["diff", &a, &dir.path().join("missing.ptx").to_string_lossy()]);

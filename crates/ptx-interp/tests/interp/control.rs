@@ -266,3 +266,51 @@ fn diff_of_a_kernel_with_itself_is_equivalent() {
     let report = assert_equivalent(&text, &text).unwrap();
     assert_eq!(report.kernels.len(), 1);
 }
+
+/// `activemask` and `vote` without `.sync` name the lanes that wait at the
+/// instruction together once no lane of the warp can run on: after a
+/// divergent branch the odd and the even lanes reach their instructions
+/// separately (a schedule independent thread scheduling allows), so each
+/// half sees only itself, also at the instruction after the join.
+#[test]
+fn activemask_and_unsynchronized_vote_see_the_converged_lanes() {
+    let body = "\tmov.u32 %r1, %tid.x;\n\tand.b32 %r2, %r1, 1;\n\tsetp.eq.u32 %p1, %r2, 0;\n\
+        \tmul.wide.u32 %rd1, %r1, 32;\n\tadd.s64 %rd2, %rd14, %rd1;\n\
+        \t@%p1 bra EVEN;\n\tactivemask.b32 %r3;\n\tsetp.lt.u32 %p2, %r1, 8;\n\tvote.ballot.b32 %r4, %p2;\n\
+        \tvote.any.pred %p3, %p2;\n\tselp.u32 %r5, 1, 0, %p3;\n\tst.global.v4.u32 [%rd2], {%r3, %r4, %r5, 7};\nEVEN:\n\
+        \tactivemask.b32 %r6;\n\tvote.all.pred %p4, %p1;\n\tselp.u32 %r7, 1, 0, %p4;\n\
+        \tst.global.v2.u32 [%rd2+16], {%r6, %r7};";
+    let out = run_grid(&module_text(body, "", ""), &[], 1, 32, 4096).unwrap();
+    let w = words(&out.buffers[0].data[..1024]);
+    for lane in 0..32usize {
+        let r = &w[lane * 8..lane * 8 + 6];
+        if lane % 2 == 1 {
+            // Odd lanes 1, 3, 5 and 7 are below 8: ballot 0xaa.
+            assert_eq!(r, [0xaaaa_aaaa, 0xaa, 1, 7, 0xaaaa_aaaa, 0], "lane {lane}");
+        } else {
+            assert_eq!(r, [0, 0, 0, 0, 0x5555_5555, 1], "lane {lane}");
+        }
+    }
+    // 20 threads: a partial warp; the odd lanes are 1, 3, .., 19.
+    let out = run_grid(&module_text(body, "", ""), &[], 1, 20, 4096).unwrap();
+    assert_eq!(words(&out.buffers[0].data[32..36])[0], 0xa_aaaa);
+}
+
+/// Clocks are counters of their reads: identical on both sides of a diff
+/// and increasing within a thread.
+#[test]
+fn clocks_are_deterministic_increasing_counters() {
+    let body = "\tmov.u64 %rd1, %clock64;\n\tmov.u32 %r1, %clock;\n\tmov.u64 %rd2, %globaltimer;\n\
+        \tmov.u64 %rd3, %clock64;\n\tsub.s64 %rd4, %rd3, %rd1;\n\
+        \tst.global.v2.u64 [%rd14], {%rd1, %rd4};\n\tst.global.u32 [%rd14+16], %r1;\n\tst.global.u64 [%rd14+24], %rd2;";
+    let text = module_text(body, "", "");
+    let out = run_grid(&text, &[], 1, 1, 4096).unwrap();
+    let w = words(&out.buffers[0].data[..32]);
+    let first = w[0] as u64 | (w[1] as u64) << 32;
+    let elapsed = w[2] as u64 | (w[3] as u64) << 32;
+    assert_eq!(elapsed, 3 * 64, "three reads later, at 64 cycles a read");
+    assert_eq!(w[4] as u64, first + 64, "%clock is the low half of the next tick");
+    let timer = w[6] as u64 | (w[7] as u64) << 32;
+    assert_eq!(timer, (first + 128) * 32, "globaltimer counts 32 ns a cycle-tick");
+    assert!(assert_equivalent(&text, &text).is_ok());
+}

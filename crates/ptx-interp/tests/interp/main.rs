@@ -14,6 +14,7 @@
 //! - `mutations`: wrong rewrites of small kernels that the checker must
 //!   catch.
 
+mod approx;
 mod byte_lanes;
 mod cli;
 mod control;
