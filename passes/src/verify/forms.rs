@@ -347,6 +347,7 @@ pub fn check(func: &Function, inst: &Inst, mut report: impl FnMut(String)) -> bo
     video_operands(inst, &mut report);
     vectors_inside_brackets(inst, &mut report);
     matrix_forms(func, inst, &mut report);
+    handle_without_offset(inst, &mut report);
     if let Some(bad) = sub_instruction_operands(func, inst, &mut report) {
         return bad;
     }
@@ -714,6 +715,20 @@ fn matrix_forms(func: &Function, inst: &Inst, report: &mut impl FnMut(String)) {
     };
     if size != num {
         report(format!("{name}: operand {} must be a vector of {num} registers", data + 1));
+    }
+}
+
+/// `txq d, [a]` and `suq d, [a]` name a texture or surface: a register
+/// holding its handle takes no offset, not even `+0` (ptxas 13.5:
+/// "Argument 1 of instruction 'txq': .texref or .u64 register expected").
+fn handle_without_offset(inst: &Inst, report: &mut impl FnMut(String)) {
+    if !matches!(inst.opcode, Opcode::Txq | Opcode::Suq) {
+        return;
+    }
+    if let Some(Operand::Address(addr)) = inst.operands.get(1) {
+        if matches!(addr.base, ptx_ir::AddrBase::Reg(_)) && (addr.offset != 0 || addr.explicit_zero) {
+            report("operand 2: a texture or surface handle register takes no offset".to_string());
+        }
     }
 }
 

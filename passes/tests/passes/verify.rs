@@ -604,11 +604,11 @@ fn accepts_every_public_corpus_file() {
 #[test]
 fn sweep_forms() {
     check(
-        "setp.lo.u32 %p1, %u1, %u2;\nsetp.equ.ftz.f32 %p1, %f1, %f2;\nset.gtu.ftz.u32.f32 %u1, %f1, %f2;\nsetp.ne.b32 %p1, %r1, %r2;\nvadd2.u32.u32.u32 %r1, %r2, %r3, %r4;\ncreatepolicy.fractional.L2::evict_last.b64 %rd1, 0.5;\ncreatepolicy.range.L2::evict_last.b64 %rd1, [%rd2], %r1, 1;\ncreatepolicy.cvt.L2.b64 %rd1, %rd2;\nldmatrix.sync.aligned.m8n8.x4.b16 {%r1, %r2, %r3, %r4}, [%rd1];\nwmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd1], 16;",
+        "setp.lo.u32 %p1, %u1, %u2;\nsetp.equ.ftz.f32 %p1, %f1, %f2;\nset.gtu.ftz.u32.f32 %u1, %f1, %f2;\nsetp.ne.b32 %p1, %r1, %r2;\nvadd2.u32.u32.u32 %r1, %r2, %r3, %r4;\ncreatepolicy.fractional.L2::evict_last.b64 %rd1, 0.5;\ncreatepolicy.range.L2::evict_last.b64 %rd1, [%rd2], %r1, 1;\ncreatepolicy.cvt.L2.b64 %rd1, %rd2;\nldmatrix.sync.aligned.m8n8.x4.b16 {%r1, %r2, %r3, %r4}, [%rd1];\nwmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd1], 16;\ntxq.width.b32 %r1, [%rd1];",
         "",
     );
     check(
-        "setp.lo.s32 %p1, %s1, %s2;\nsetp.lt.b32 %p1, %r1, %r2;\nsetp.num.u32 %p1, %u1, %u2;\nsetp.hs.f32 %p1, %f1, %f2;\nsetp.eq.ftz.u32 %p1, %u1, %u2;\nset.eq.ftz.u32.f64 %u1, %fd1, %fd2;\nvadd2.u32.u32.u32 %r1, %r2, %r3, 0;\nvmad.u32.u32.u32 %r1, {%r2}, %r3, %r4;\ncreatepolicy.fractional.L2::evict_last.b64 %rd1, 1;\ncreatepolicy.range.L2::evict_last.b64 %rd1, [%rd2], %rd3, 1;\ncreatepolicy.cvt.L2.b64 %rd1, %r2;\nldmatrix.sync.aligned.m8n8.x4.b16 {%r1, %r2}, [%rd1];\nstmatrix.sync.aligned.m8n8.x1.b8 [%rd1], {%r1};\nwmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, %rd1, 16;\nwmma.store.d.sync.aligned.row.m16n16k16.f32 [%rd1], {%f0, %f1, %f2, %f3, %f0, %f1, %f2, %f3}, %r1, %r2;",
+        "setp.lo.s32 %p1, %s1, %s2;\nsetp.lt.b32 %p1, %r1, %r2;\nsetp.num.u32 %p1, %u1, %u2;\nsetp.hs.f32 %p1, %f1, %f2;\nsetp.eq.ftz.u32 %p1, %u1, %u2;\nset.eq.ftz.u32.f64 %u1, %fd1, %fd2;\nvadd2.u32.u32.u32 %r1, %r2, %r3, 0;\nvmad.u32.u32.u32 %r1, {%r2}, %r3, %r4;\ncreatepolicy.fractional.L2::evict_last.b64 %rd1, 1;\ncreatepolicy.range.L2::evict_last.b64 %rd1, [%rd2], %rd3, 1;\ncreatepolicy.cvt.L2.b64 %rd1, %r2;\nldmatrix.sync.aligned.m8n8.x4.b16 {%r1, %r2}, [%rd1];\nstmatrix.sync.aligned.m8n8.x1.b8 [%rd1], {%r1};\nwmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, %rd1, 16;\nwmma.store.d.sync.aligned.row.m16n16k16.f32 [%rd1], {%f0, %f1, %f2, %f3, %f0, %f1, %f2, %f3}, %r1, %r2;\ntxq.width.b32 %r1, [%rd1+0];",
         "1: the comparison .lo does not apply to .s32
          2: the comparison .lt does not apply to .b32
          3: the comparison .num does not apply to .u32
@@ -623,6 +623,7 @@ fn sweep_forms() {
          12: operand 1 must be a vector of 4 registers
          13: .b8 is not an instruction type of stmatrix with shape .m8n8
          14: operand 2 must be an address
-         15: 4 operands, 2 to 3 expected",
+         15: 4 operands, 2 to 3 expected
+         16: a texture or surface handle register takes no offset",
     );
 }

@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 /// Of the instances ptxas rejects, the least share (in thousandths) we
 /// must reject too. Measured: see the table in the commit that last raised it.
-const CATCH_FLOOR_PERMILLE: usize = 741;
+const CATCH_FLOOR_PERMILLE: usize = 759;
 
 fn sweep_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/isa-sweep")
