@@ -7,6 +7,7 @@
 //! layout would differ) changes nothing a user can see, and comparing the
 //! canonical texts keeps comments and spacing of the input out of the diffs.
 
+use crate::render::Times;
 use ptx_opt::ir::print::write_function;
 use ptx_opt::{Error, Module, Options, PassRun};
 use std::io::Write;
@@ -68,22 +69,29 @@ pub fn run_stepwise(
     module: &mut Module,
     options: &Options,
     observers: &Observers<'_>,
+    times: &mut Times,
     err: &mut dyn Write,
 ) -> Result<PassRun, Error> {
     let mut run = PassRun::default();
-    if options.passes.is_empty() {
-        return ptx_opt::run_passes(module, options);
+    // The input check on its own, so that its time is its own.
+    if !options.skip_verify {
+        let verify_only =
+            Options { passes: Vec::new(), print_after: Vec::new(), print_after_all: false, ..options.clone() };
+        times.measure("verify", || ptx_opt::run_passes(module, &verify_only))?;
     }
-    for (i, pass) in options.passes.iter().enumerate() {
+    for pass in &options.passes {
         let step = Options {
             passes: vec![pass.clone()],
-            skip_verify: options.skip_verify || i > 0,
+            skip_verify: true,
             print_after: Vec::new(),
             print_after_all: false,
             ..options.clone()
         };
         let before = observers.print_changed.then(|| module.clone());
         let record = ptx_opt::run_passes(module, &step)?;
+        for record in &record.passes {
+            times.add(record.name, record.time);
+        }
         run.passes.extend(record.passes);
         let name = pass.name();
         if let Some(before) = before {

@@ -5,7 +5,6 @@
 //! 3 `--check` found something to change.
 
 mod changes;
-mod remarks;
 mod render;
 
 use clap::Parser;
@@ -33,9 +32,12 @@ fn after_help() -> String {
     s
 }
 
+/// The version and the commit built (build.rs; `unknown` outside a git checkout).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("PTX_OPT_COMMIT"), ")");
+
 /// An LLVM-style rewriting pass framework for NVIDIA PTX.
 #[derive(Parser, Debug)]
-#[command(name = "ptx-opt", version, about, after_help = after_help())]
+#[command(name = "ptx-opt", version = VERSION, about, after_help = after_help())]
 struct Cli {
     /// Input PTX file (`-` or nothing: standard input).
     input: Option<PathBuf>,
@@ -87,18 +89,25 @@ struct Cli {
     #[arg(long)]
     print_after_all: bool,
 
-    /// Print per-pass rewrite counters to standard error.
-    #[arg(long)]
-    stats: bool,
+    /// Print per-pass rewrite counters to standard error, as a table (--stats) or as
+    /// one JSON object (--stats=json).
+    #[arg(long, value_enum, value_name = "FORMAT", num_args = 0..=1, require_equals = true,
+          default_missing_value = "text")]
+    stats: Option<ReportFormat>,
 
-    /// Print per-pass wall time to standard error.
+    /// Print the wall time of parsing, verifying, each pass and printing to standard
+    /// error, with shares of the total (the module is then processed whole, not streamed).
     #[arg(long)]
     time_passes: bool,
 
-    /// Write optimization remarks as JSON Lines to FILE (`-`: standard error):
-    /// one {"file","line","col","pass","function","message"} object per rewrite.
+    /// Write optimization remarks to FILE (`-`: standard error), one per rewrite.
     #[arg(long, value_name = "FILE")]
     remarks: Option<PathBuf>,
+
+    /// The remarks' format: json (JSON Lines: {"file","line","col","pass","function",
+    /// "demangled","message"}) or text (clang's -Rpass lines: FILE:LINE:COL: remark: ...).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ReportFormat::Json)]
+    remarks_format: ReportFormat,
 
     /// Worker threads for function passes (default: all cores).
     #[arg(long, value_name = "N")]
@@ -126,6 +135,14 @@ struct Cli {
     /// Show at most N errors (0: all), then a summary line.
     #[arg(long, value_name = "N", default_value_t = ptx_opt::DEFAULT_ERROR_LIMIT)]
     error_limit: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ReportFormat {
+    /// For people (and clang-style tools).
+    Text,
+    /// For programs.
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -288,9 +305,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     // What needs the module itself, pass by pass or at the end, keeps one;
     // PTX out otherwise goes through the library's optimize, which streams
     // what it can and keeps no module when there is nothing to do.
-    let keeps_module = cli.emit != Emit::Ptx || cli.check || cli.print_changed || !cli.filter_function.is_empty();
+    let keeps_module =
+        cli.emit != Emit::Ptx || cli.check || cli.print_changed || !cli.filter_function.is_empty() || cli.time_passes;
+    let mut times = render::Times::default();
     let (run, text) = if keeps_module {
-        let mut module = ptx_opt::parse(&source).map_err(fail)?;
+        let mut module = times.measure("parse", || ptx_opt::parse(&source)).map_err(fail)?;
         let original = cli.check.then(|| module.clone());
         let observers = changes::Observers {
             print_changed: cli.print_changed,
@@ -298,7 +317,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             print_after_all: cli.print_after_all,
             functions: &cli.filter_function,
         };
-        let run = changes::run_stepwise(&mut module, &options, &observers, &mut io::stderr().lock()).map_err(fail)?;
+        let run = changes::run_stepwise(&mut module, &options, &observers, &mut times, &mut io::stderr().lock())
+            .map_err(fail)?;
         if let Some(original) = original {
             let changed = changes::changed_functions(&original, &module);
             if changed.is_empty() {
@@ -310,7 +330,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             }
             return Err(Failure::WouldChange);
         }
-        let text = match cli.emit {
+        let text = times.measure("print", || match cli.emit {
             Emit::Ptx if cli.reformat => {
                 module.mark_changed();
                 ptx_opt::ir::print::print_module_canonical(&module)
@@ -318,7 +338,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             Emit::Ptx => ptx_opt::print(&module),
             Emit::CfgDot => ptx_opt::cfg_dot(&module),
             Emit::DefuseDot => ptx_opt::defuse_dot(&module),
-        };
+        });
         (run, text)
     } else {
         // The input is handed over, not copied again (optimize_shared).
@@ -330,18 +350,26 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         let _ = writeln!(stderr, "// *** IR after {} ***", snap.after);
         let _ = stderr.write_all(snap.text.as_bytes());
     }
-    if cli.stats {
-        render::stats(&mut stderr, &run);
+    match cli.stats {
+        Some(ReportFormat::Text) => render::stats(&mut stderr, &run),
+        Some(ReportFormat::Json) => {
+            let _ = stderr.write_all(ptx_opt::stats_json(&run).as_bytes());
+        }
+        None => {}
     }
     if cli.time_passes {
-        render::times(&mut stderr, &run);
+        render::times(&mut stderr, &times);
     }
+    let remarks = || match cli.remarks_format {
+        ReportFormat::Json => ptx_opt::remarks_json_lines(&display_name, &source, &run),
+        ReportFormat::Text => ptx_opt::remarks_text(&display_name, &source, &run),
+    };
     if cli.remarks.is_some() && remarks_path.is_none() {
-        let _ = stderr.write_all(remarks::to_json_lines(&display_name, &source, &run).as_bytes());
+        let _ = stderr.write_all(remarks().as_bytes());
     }
     drop(stderr);
     if let Some(path) = remarks_path {
-        write_output(Some(path), &remarks::to_json_lines(&display_name, &source, &run))?;
+        write_output(Some(path), &remarks())?;
     }
     write_output(output_path, &text)
 }

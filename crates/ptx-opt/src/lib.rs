@@ -35,8 +35,10 @@ pub use ptx_analysis as analysis;
 pub use ptx_ir as ir;
 pub use ptx_ir::{Diagnostic, Module, Note, Span};
 pub use render::{render_error, RenderOptions, DEFAULT_ERROR_LIMIT};
+pub use report::{demangle, remarks_json_lines, remarks_text, stats_json};
 
 mod render;
+mod report;
 pub use ptx_pass as pass;
 pub use ptx_pass::{Counter, PassRecord, PassRun, PassStats, Remark, Snapshot};
 use ptx_pass::{FunctionPass, Pass};

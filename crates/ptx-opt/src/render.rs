@@ -276,7 +276,7 @@ fn snippet_window(chars: &[char], first: usize, width: usize) -> (Vec<char>, usi
 }
 
 /// `text` with control characters escaped (tabs kept).
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.chars().map(escape_char).collect()
 }
 

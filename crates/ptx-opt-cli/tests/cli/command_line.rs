@@ -174,3 +174,86 @@ fn library_refuses_levels_that_do_not_exist() {
         assert!(ptx_opt::optimize(&ptx, &ptx_opt::Options::with_level(level)).is_ok());
     }
 }
+
+#[test]
+fn remarks_as_clang_text() {
+    let input = rewritten();
+    let output = run(&["-O2", "--remarks=-", "--remarks-format=text", path(&input)]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let file = input.display();
+    assert_eq!(
+        stderr_of(&output),
+        format!(
+            "{file}:37:2: remark: 2 saturations packed with one cvt.pack.sat.s16 in 'narrow_loads' [combine-cvt-pack]\n\
+             {file}:34:2: remark: byte gather made a copy in 'narrow_loads' [fold-byte-gathers]\n"
+        )
+    );
+}
+
+#[test]
+fn remarks_name_mangled_functions_demangled() {
+    let source =
+        std::fs::read_to_string(rewritten()).expect("readable").replace("narrow_loads", "_Z12narrow_loadsPhPi");
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let output =
+        ptx_opt(dir.path(), &["-O2", "--remarks=-", "--remarks-format=text", "-o", "/dev/null"], source.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let stderr = stderr_of(&output);
+    assert!(
+        stderr.contains(" in 'narrow_loads(unsigned char*, int*)' (_Z12narrow_loadsPhPi) [combine-cvt-pack]\n"),
+        "{stderr}"
+    );
+    let json = ptx_opt(dir.path(), &["-O2", "--remarks=-", "-o", "/dev/null"], source.as_bytes());
+    let first: serde_json::Value = serde_json::from_str(stderr_of(&json).lines().next().expect("a remark")).unwrap();
+    assert_eq!(first["function"], "_Z12narrow_loadsPhPi");
+    assert_eq!(first["demangled"], "narrow_loads(unsigned char*, int*)");
+}
+
+#[test]
+fn stats_as_json() {
+    let output = run(&["-O2", "--stats=json", path(&rewritten())]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let stats: serde_json::Value = serde_json::from_str(&stderr_of(&output)).expect("one JSON object");
+    let passes = stats["passes"].as_array().expect("a list of passes");
+    let names: Vec<&str> = passes.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ptx_opt::pipeline(2));
+    assert_eq!(passes[0]["changed"], true);
+    assert_eq!(passes[0]["counters"]["combined"], 1);
+    // --stats alone is the table, and takes no argument after a space.
+    let table = run(&["-O2", "--stats", path(&rewritten())]);
+    assert_eq!(table.status.code(), Some(0), "{}", stderr_of(&table));
+    assert!(stderr_of(&table).starts_with("=== ptx-opt statistics ===\n"));
+}
+
+#[test]
+fn time_passes_lists_every_step_with_shares() {
+    let output = run(&["-O2", "--time-passes", path(&rewritten())]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    assert_eq!(output.stdout, run(&["-O2", path(&rewritten())]).stdout);
+    let stderr = stderr_of(&output);
+    let rows: Vec<Vec<&str>> = stderr.lines().skip(1).map(|l| l.split_whitespace().collect()).collect();
+    let steps: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    let mut expected = vec!["parse", "verify"];
+    expected.extend(ptx_opt::pipeline(2));
+    expected.extend(["print", "total"]);
+    assert_eq!(steps, expected, "{stderr}");
+    let shares: Vec<f64> = rows.iter().map(|r| r[3].trim_end_matches('%').parse().expect("a percentage")).collect();
+    let sum: f64 = shares[..shares.len() - 1].iter().sum();
+    assert!((sum - 100.0).abs() < 1.0, "{stderr}");
+    assert_eq!(rows.last().unwrap()[3], "100.0%");
+    let unverified = run(&["-O1", "--no-verify", "--time-passes", path(&rewritten())]);
+    let steps: Vec<String> =
+        stderr_of(&unverified).lines().skip(1).map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
+    assert_eq!(steps, ["parse", "fold-prmt", "dce", "print", "total"]);
+}
+
+#[test]
+fn version_names_the_commit() {
+    let stdout = stdout_of(&run(&["--version"]));
+    let commit = stdout
+        .strip_prefix(&format!("ptx-opt {} (commit ", env!("CARGO_PKG_VERSION")))
+        .and_then(|rest| rest.strip_suffix(")\n"))
+        .unwrap_or_else(|| panic!("unexpected --version: {stdout}"));
+    // A checkout gives a hexadecimal commit; a build outside one says so.
+    assert!(commit == "unknown" || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())), "{stdout}");
+}

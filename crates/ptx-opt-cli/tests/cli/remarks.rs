@@ -7,7 +7,7 @@ use crate::{ptx_opt, stderr_of, testdata};
 use serde_json::Value;
 use std::path::Path;
 
-const KEYS: [&str; 6] = ["col", "file", "function", "line", "message", "pass"];
+const KEYS: [&str; 7] = ["col", "demangled", "file", "function", "line", "message", "pass"];
 
 /// Copies the shipped example into `dir` (so `file` is a plain relative name).
 fn example_in(dir: &Path) -> String {
