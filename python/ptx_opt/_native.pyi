@@ -23,5 +23,6 @@ def _time_rust(
     passes: Optional[Sequence[str]] = None,
     level: Optional[int] = None,
     verify: bool = True,
+    threads: Optional[int] = None,
     iterations: int = 1,
 ) -> List[float]: ...

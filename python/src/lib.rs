@@ -125,7 +125,7 @@ fn run(source: &Arc<str>, options: &ptx_opt::Options) -> Result<RunRows, ptx_opt
 #[allow(clippy::type_complexity)]
 fn optimize<'py>(
     py: Python<'py>,
-    ptx: String,
+    ptx: &str,
     passes: Option<Vec<String>>,
     level: Option<u8>,
     verify: bool,
@@ -177,27 +177,28 @@ fn pipeline(level: u8) -> PyResult<Vec<&'static str>> {
 /// `ptx_opt::optimize` takes in Rust alone (no conversion to or from
 /// Python objects), with the GIL released.
 #[pyfunction]
-#[pyo3(signature = (ptx, passes=None, level=None, verify=true, iterations=1))]
+#[pyo3(signature = (ptx, passes=None, level=None, verify=true, threads=None, iterations=1))]
 fn _time_rust(
     py: Python<'_>,
-    ptx: String,
+    ptx: &str,
     passes: Option<Vec<String>>,
     level: Option<u8>,
     verify: bool,
+    threads: Option<usize>,
     iterations: usize,
 ) -> PyResult<Vec<f64>> {
-    let options = options(passes, level, verify, None)?;
+    let options = options(passes, level, verify, threads)?;
     py.detach(|| {
         (0..iterations)
             .map(|_| {
                 let start = Instant::now();
                 // The output is dropped inside the timing, as a Python caller's is.
-                drop(std::hint::black_box(ptx_opt::optimize(&ptx, &options)?));
+                drop(std::hint::black_box(ptx_opt::optimize(ptx, &options)?));
                 Ok(start.elapsed().as_secs_f64())
             })
             .collect::<Result<Vec<f64>, ptx_opt::Error>>()
     })
-    .map_err(|e| failure("<bench>", &ptx, e))
+    .map_err(|e| failure("<bench>", ptx, e))
 }
 
 #[pymodule]
