@@ -97,6 +97,8 @@ MODULE_HEAD = (
     ".const .align 16 .b8 cmem[4096];\n"
     ".global .texref tex0;\n.global .surfref surf0;\n"
     ".func (.param .b32 fret) callee(.param .b32 fa)\n{\nst.param.b32 [fret], 0;\nret;\n}\n"
+    ".func callee1(.param .b32 fb)\n{\nret;\n}\n"
+    ".func callee0()\n{\nret;\n}\n"
 )
 KERNEL_HEAD = (
     ".visible .entry @KERNEL@(.param .u64 kp0, .param .align 64 .b8 tmap[128])\n{\n"
@@ -104,7 +106,12 @@ KERNEL_HEAD = (
     + "".join(f".reg .{t} %{t}_<{REGS_PER_TYPE}>;\n" for t in REG_TYPES)
     + f".reg .b64 %ad_<{REGS_PER_TYPE}>;\n"
     "fproto: .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+    "fproto1: .callprototype _ (.param .b32 _);\n"
+    "fproto0: .callprototype _ ();\n"
     "flist: .branchtargets L0, L1;\n"
+    "ctargets: .calltargets callee;\n"
+    "ctargets1: .calltargets callee1;\n"
+    "ctargets0: .calltargets callee0;\n"
 )
 KERNEL_TAIL = "L0:\nL1:\nret;\n}\n"
 # What the test reads: a module of one kernel, instances in place of the marker.
@@ -591,6 +598,18 @@ def reg_or_value(name, cx, ch, position, defs, state):
     return cx.reg(ty)
 
 
+def call_operands(texts):
+    """A call's callee, prototype and target list agree with its argument
+    lists: `callee` returns a value and takes one, `callee1` takes one,
+    `callee0` neither (and their prototypes `fproto`, `fproto1`, `fproto0`,
+    target lists `ctargets`, `ctargets1`, `ctargets0`)."""
+    returns = texts[0].startswith("(") if texts else False
+    args = sum(1 for t in texts[1:] if t.startswith("(")) if returns else sum(1 for t in texts if t.startswith("("))
+    suffix = "" if returns else ("1" if args else "0")
+    rename = {"callee": "callee" + suffix, "fproto": "fproto" + suffix, "flist": "ctargets" + suffix}
+    return [rename.get(t, t) for t in texts]
+
+
 def realise(template, defs, ch, index):
     head, rest = head_split(template)
     items = split_head(head)
@@ -632,6 +651,8 @@ def realise(template, defs, ch, index):
         t = realise_operand(tok, cx, ch, pos, defs, state)
         if t is not None:
             texts.append(t)
+    if opcode == "call":
+        texts = call_operands(texts)
     mnemonic = ".".join([opcode] + words)
     return mnemonic + (" " + ", ".join(texts) if texts else "") + ";"
 
