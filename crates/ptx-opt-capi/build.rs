@@ -22,5 +22,18 @@ fn main() -> Result<(), Box<dyn Error>> {
     let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))?;
     let bindings = cbindgen::Builder::new().with_config(config).with_src(crate_dir.join("src/lib.rs")).generate()?;
     bindings.write_to_file(out_dir.join("ptx_opt.h"));
+    // A SONAME, so that programs linked against an installed library keep
+    // loading a compatible one (scripts/install-capi.sh makes the links).
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{}", soname()?);
+    }
     Ok(())
+}
+
+/// `libptx_opt.so.MAJOR`, or `libptx_opt.so.0.MINOR` before 1.0, when each
+/// minor version may break the ABI (Cargo's reading of semver).
+fn soname() -> Result<String, Box<dyn Error>> {
+    let major = std::env::var("CARGO_PKG_VERSION_MAJOR")?;
+    let minor = std::env::var("CARGO_PKG_VERSION_MINOR")?;
+    Ok(if major == "0" { format!("libptx_opt.so.0.{minor}") } else { format!("libptx_opt.so.{major}") })
 }

@@ -33,6 +33,32 @@
 #define PTX_OPT_ERROR_INTERNAL 3
 
 /**
+ * The version of the header, to compare with `ptx_opt_version()` (the
+ * library's) at run time. Kept equal to the crate's version by a test.
+ */
+#define PTX_OPT_VERSION_MAJOR 0
+
+/**
+ * See `PTX_OPT_VERSION_MAJOR`.
+ */
+#define PTX_OPT_VERSION_MINOR 1
+
+/**
+ * See `PTX_OPT_VERSION_MAJOR`.
+ */
+#define PTX_OPT_VERSION_PATCH 0
+
+/**
+ * Remarks as JSON Lines (`ptx_opt_result_remarks`).
+ */
+#define PTX_OPT_FORMAT_JSON 0
+
+/**
+ * Remarks as clang's `-Rpass` lines (`ptx_opt_result_remarks`).
+ */
+#define PTX_OPT_FORMAT_TEXT 1
+
+/**
  * What to run. Create with `ptx_opt_options_create`, free with
  * `ptx_opt_options_destroy`. The default runs no pass and verifies the
  * input (the output is the input, byte for byte, if it is valid).
@@ -141,6 +167,56 @@ int ptx_opt_options_set_threads(PtxOptOptions *options, size_t threads);
 int ptx_opt_options_set_source_name(PtxOptOptions *options, const char *name);
 
 /**
+ * Why the last setter called on `options` failed ("unknown pass 'x'"), or
+ * NULL if it succeeded (or `options` is NULL). UTF-8, NUL-terminated, owned
+ * by the options object and valid until the next setter call.
+ *
+ * # Safety
+ * `options` is NULL or a live options object.
+ */
+const char *ptx_opt_options_error(const PtxOptOptions *options);
+
+/**
+ * Whether `ptx_opt_result_rendered` colours its text with ANSI escapes
+ * (default: false; for a terminal). Returns `PTX_OPT_OK`, or
+ * `PTX_OPT_ERROR_USAGE` for NULL.
+ *
+ * # Safety
+ * `options` is NULL or a live options object not used by another thread
+ * during the call.
+ */
+int ptx_opt_options_set_color(PtxOptOptions *options, bool color);
+
+/**
+ * At most `limit` diagnostics in `ptx_opt_result_rendered` (0: all;
+ * default 20, as the command line), followed by a summary line. The
+ * per-diagnostic accessors always see every diagnostic. Returns
+ * `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE` for NULL.
+ *
+ * # Safety
+ * `options` is NULL or a live options object not used by another thread
+ * during the call.
+ */
+int ptx_opt_options_set_error_limit(PtxOptOptions *options, size_t limit);
+
+/**
+ * The number of registered passes (for `ptx_opt_pass_name`).
+ */
+size_t ptx_opt_pass_count(void);
+
+/**
+ * The command-line name of registered pass `index` (alphabetical), or NULL
+ * past the end. A static string; do not free.
+ */
+const char *ptx_opt_pass_name(size_t index);
+
+/**
+ * The one-line description of registered pass `index`, or NULL past the
+ * end. A static string; do not free.
+ */
+const char *ptx_opt_pass_description(size_t index);
+
+/**
  * Parses `len` bytes of PTX at `ptx` (no NUL terminator needed), runs the
  * passes of `options` (NULL: no pass) and prints the module.
  *
@@ -225,6 +301,50 @@ const char *ptx_opt_result_diagnostic_message(const PtxOptResult *result, size_t
  * `result` is NULL or a live result.
  */
 const char *ptx_opt_result_diagnostic_rendered(const PtxOptResult *result, size_t index);
+
+/**
+ * Every diagnostic rendered as the command line renders them: located
+ * lines, source snippets with carets, notes, at most the error limit
+ * (`ptx_opt_options_set_error_limit`) and a summary; coloured if
+ * `ptx_opt_options_set_color` asked. Control characters of the input are
+ * escaped. Empty on success; NULL for a NULL result. UTF-8,
+ * NUL-terminated, owned by the result.
+ *
+ * # Safety
+ * `result` is NULL or a live result.
+ */
+const char *ptx_opt_result_rendered(const PtxOptResult *result);
+
+/**
+ * The number of remarks (one per rewrite) of a successful run; 0 otherwise.
+ *
+ * # Safety
+ * `result` is NULL or a live result.
+ */
+size_t ptx_opt_result_remark_count(const PtxOptResult *result);
+
+/**
+ * The remarks of a successful run, one per line, in `format`:
+ * `PTX_OPT_FORMAT_JSON` (JSON Lines, the keys of `ptx-opt --remarks`) or
+ * `PTX_OPT_FORMAT_TEXT` (`FILE:LINE:COL: remark: ...`, clang's `-Rpass`
+ * lines). Empty when there are none; NULL for a NULL result or another
+ * format. UTF-8, NUL-terminated, owned by the result.
+ *
+ * # Safety
+ * `result` is NULL or a live result.
+ */
+const char *ptx_opt_result_remarks(const PtxOptResult *result, int format);
+
+/**
+ * The counters of every pass as one JSON object (`ptx-opt --stats=json`):
+ * `{"passes":[{"name":...,"changed":...,"counters":{...}}]}`; no passes on
+ * failure. NULL for a NULL result. UTF-8, NUL-terminated, owned by the
+ * result.
+ *
+ * # Safety
+ * `result` is NULL or a live result.
+ */
+const char *ptx_opt_result_stats(const PtxOptResult *result);
 
 /**
  * Frees a result and every string it handed out. NULL is ignored.

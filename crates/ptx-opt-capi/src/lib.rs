@@ -36,6 +36,19 @@ pub const PTX_OPT_ERROR_USAGE: c_int = 2;
 /// A bug in ptx-opt: a panic was caught at the API boundary.
 pub const PTX_OPT_ERROR_INTERNAL: c_int = 3;
 
+/// The version of the header, to compare with `ptx_opt_version()` (the
+/// library's) at run time. Kept equal to the crate's version by a test.
+pub const PTX_OPT_VERSION_MAJOR: c_int = 0;
+/// See `PTX_OPT_VERSION_MAJOR`.
+pub const PTX_OPT_VERSION_MINOR: c_int = 1;
+/// See `PTX_OPT_VERSION_MAJOR`.
+pub const PTX_OPT_VERSION_PATCH: c_int = 0;
+
+/// Remarks as JSON Lines (`ptx_opt_result_remarks`).
+pub const PTX_OPT_FORMAT_JSON: c_int = 0;
+/// Remarks as clang's `-Rpass` lines (`ptx_opt_result_remarks`).
+pub const PTX_OPT_FORMAT_TEXT: c_int = 1;
+
 /// What to run. Create with `ptx_opt_options_create`, free with
 /// `ptx_opt_options_destroy`. The default runs no pass and verifies the
 /// input (the output is the input, byte for byte, if it is valid).
@@ -46,6 +59,9 @@ pub struct PtxOptOptions {
     verify_each: bool,
     threads: Option<usize>,
     source_name: String,
+    render: facade::RenderOptions,
+    /// Why the last setter failed (`ptx_opt_options_error`).
+    last_error: Option<CString>,
 }
 
 impl Default for PtxOptOptions {
@@ -56,6 +72,8 @@ impl Default for PtxOptOptions {
             verify_each: false,
             threads: None,
             source_name: "<input>".into(),
+            render: facade::RenderOptions::default(),
+            last_error: None,
         }
     }
 }
@@ -68,6 +86,28 @@ pub struct PtxOptResult {
     /// The output text followed by one NUL byte (not counted in its length).
     output: Vec<u8>,
     diagnostics: Vec<ResultDiagnostic>,
+    /// Every diagnostic rendered with snippets, notes and the summary.
+    rendered: CString,
+    remarks_json: CString,
+    remarks_text: CString,
+    remark_count: usize,
+    stats_json: CString,
+}
+
+impl PtxOptResult {
+    fn failed(status: c_int, diagnostics: Vec<ResultDiagnostic>) -> PtxOptResult {
+        let rendered: String = diagnostics.iter().map(|d| format!("{}\n", d.rendered.to_string_lossy())).collect();
+        PtxOptResult {
+            status,
+            output: vec![0],
+            diagnostics,
+            rendered: c_string(&rendered),
+            remarks_json: CString::default(),
+            remarks_text: CString::default(),
+            remark_count: 0,
+            stats_json: c_string(&facade::stats_json(&facade::PassRun::default())),
+        }
+    }
 }
 
 /// One diagnostic, ready to hand out as C strings.
@@ -142,10 +182,12 @@ pub unsafe extern "C" fn ptx_opt_options_set_passes(options: *mut PtxOptOptions,
         };
         let names: Vec<String> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
         let registry = facade::passes();
-        if !names.iter().all(|n| registry.iter().any(|p| p.name == n)) {
+        if let Some(unknown) = names.iter().find(|n| !registry.iter().any(|p| p.name == n.as_str())) {
+            options.last_error = Some(c_string(&format!("unknown pass '{unknown}'")));
             return PTX_OPT_ERROR_USAGE;
         }
         options.passes = names;
+        options.last_error = None;
         PTX_OPT_OK
     })
 }
@@ -163,11 +205,13 @@ pub unsafe extern "C" fn ptx_opt_options_set_level(options: *mut PtxOptOptions, 
         let Some(options) = options.as_mut() else {
             return PTX_OPT_ERROR_USAGE;
         };
-        let level = match u8::try_from(level) {
-            Ok(l @ 0..=2) => l,
-            _ => return PTX_OPT_ERROR_USAGE,
+        let Some(level) = u8::try_from(level).ok().filter(|&l| l <= facade::MAX_LEVEL) else {
+            options.last_error =
+                Some(c_string(&format!("no optimization level {level} (levels are 0 to {})", facade::MAX_LEVEL)));
+            return PTX_OPT_ERROR_USAGE;
         };
         options.passes = facade::pipeline(level).iter().map(|s| s.to_string()).collect();
+        options.last_error = None;
         PTX_OPT_OK
     })
 }
@@ -247,6 +291,84 @@ pub unsafe extern "C" fn ptx_opt_options_set_source_name(options: *mut PtxOptOpt
     })
 }
 
+/// Why the last setter called on `options` failed ("unknown pass 'x'"), or
+/// NULL if it succeeded (or `options` is NULL). UTF-8, NUL-terminated, owned
+/// by the options object and valid until the next setter call.
+///
+/// # Safety
+/// `options` is NULL or a live options object.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_options_error(options: *const PtxOptOptions) -> *const c_char {
+    guard(std::ptr::null(), || {
+        options.as_ref().and_then(|o| o.last_error.as_ref()).map_or(std::ptr::null(), |e| e.as_ptr())
+    })
+}
+
+/// Whether `ptx_opt_result_rendered` colours its text with ANSI escapes
+/// (default: false; for a terminal). Returns `PTX_OPT_OK`, or
+/// `PTX_OPT_ERROR_USAGE` for NULL.
+///
+/// # Safety
+/// `options` is NULL or a live options object not used by another thread
+/// during the call.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_options_set_color(options: *mut PtxOptOptions, color: bool) -> c_int {
+    guard(PTX_OPT_ERROR_INTERNAL, || match options.as_mut() {
+        Some(options) => {
+            options.render = options.render.with_color(color);
+            PTX_OPT_OK
+        }
+        None => PTX_OPT_ERROR_USAGE,
+    })
+}
+
+/// At most `limit` diagnostics in `ptx_opt_result_rendered` (0: all;
+/// default 20, as the command line), followed by a summary line. The
+/// per-diagnostic accessors always see every diagnostic. Returns
+/// `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE` for NULL.
+///
+/// # Safety
+/// `options` is NULL or a live options object not used by another thread
+/// during the call.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_options_set_error_limit(options: *mut PtxOptOptions, limit: usize) -> c_int {
+    guard(PTX_OPT_ERROR_INTERNAL, || match options.as_mut() {
+        Some(options) => {
+            options.render = options.render.with_error_limit(limit);
+            PTX_OPT_OK
+        }
+        None => PTX_OPT_ERROR_USAGE,
+    })
+}
+
+/// The number of registered passes (for `ptx_opt_pass_name`).
+#[no_mangle]
+pub extern "C" fn ptx_opt_pass_count() -> usize {
+    guard(0, || pass_table().len())
+}
+
+/// The command-line name of registered pass `index` (alphabetical), or NULL
+/// past the end. A static string; do not free.
+#[no_mangle]
+pub extern "C" fn ptx_opt_pass_name(index: usize) -> *const c_char {
+    guard(std::ptr::null(), || pass_table().get(index).map_or(std::ptr::null(), |(name, _)| name.as_ptr()))
+}
+
+/// The one-line description of registered pass `index`, or NULL past the
+/// end. A static string; do not free.
+#[no_mangle]
+pub extern "C" fn ptx_opt_pass_description(index: usize) -> *const c_char {
+    guard(std::ptr::null(), || pass_table().get(index).map_or(std::ptr::null(), |(_, d)| d.as_ptr()))
+}
+
+/// The registry as C strings, made once: the strings must outlive every
+/// caller, and the registry is fixed at build time, so this is a constant
+/// rather than state.
+fn pass_table() -> &'static [(CString, CString)] {
+    static TABLE: std::sync::OnceLock<Vec<(CString, CString)>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| facade::passes().iter().map(|p| (c_string(p.name), c_string(p.description))).collect())
+}
+
 /// Parses `len` bytes of PTX at `ptx` (no NUL terminator needed), runs the
 /// passes of `options` (NULL: no pass) and prints the module.
 ///
@@ -287,11 +409,7 @@ pub unsafe extern "C" fn ptx_opt_run(
     })
     .unwrap_or_else(|| {
         let message = "internal error: ptx-opt panicked (a bug; please report it with the input)";
-        PtxOptResult {
-            status: PTX_OPT_ERROR_INTERNAL,
-            output: vec![0],
-            diagnostics: vec![unlocated(&options.source_name, message)],
-        }
+        PtxOptResult::failed(PTX_OPT_ERROR_INTERNAL, vec![unlocated(&options.source_name, message)])
     });
     let status = result.status;
     *out = guard(std::ptr::null_mut(), || Box::into_raw(Box::new(result)));
@@ -311,7 +429,7 @@ fn run(options: &PtxOptOptions, input: &[u8]) -> PtxOptResult {
                 kind: facade::ErrorKind::Parse,
                 diagnostics: vec![facade::Diagnostic::new(span, "input is not valid UTF-8")],
             };
-            return error_result(name, &text, &error);
+            return error_result(name, &text, &error, &options.render);
         }
     };
     let facade_options = facade::Options {
@@ -322,21 +440,31 @@ fn run(options: &PtxOptOptions, input: &[u8]) -> PtxOptResult {
     };
     match facade::optimize(source, &facade_options) {
         Ok(output) => {
+            let run = &output.run;
+            let remark_count = run.passes.iter().map(|p| p.stats.remarks.len()).sum();
+            let remarks_json = c_string(&facade::remarks_json_lines(name, source, run));
+            let remarks_text = c_string(&facade::remarks_text(name, source, run));
+            let stats_json = c_string(&facade::stats_json(run));
             let mut bytes = output.ptx.into_bytes();
             bytes.push(0);
-            PtxOptResult { status: PTX_OPT_OK, output: bytes, diagnostics: Vec::new() }
+            PtxOptResult {
+                status: PTX_OPT_OK,
+                output: bytes,
+                diagnostics: Vec::new(),
+                rendered: CString::default(),
+                remarks_json,
+                remarks_text,
+                remark_count,
+                stats_json,
+            }
         }
-        Err(error) => error_result(name, source, &error),
+        Err(error) => error_result(name, source, &error, &options.render),
     }
 }
 
 /// A usage error (no source location) as a result.
 fn usage_error(options: &PtxOptOptions, message: &str) -> PtxOptResult {
-    PtxOptResult {
-        status: PTX_OPT_ERROR_USAGE,
-        output: vec![0],
-        diagnostics: vec![unlocated(&options.source_name, message)],
-    }
+    PtxOptResult::failed(PTX_OPT_ERROR_USAGE, vec![unlocated(&options.source_name, message)])
 }
 
 /// A diagnostic without a place in the input: line and column 0,
@@ -352,7 +480,7 @@ fn unlocated(name: &str, message: &str) -> ResultDiagnostic {
 
 /// A library error as a result: the status it maps to and its diagnostics,
 /// located as the `ptx-opt` command line locates them.
-fn error_result(name: &str, source: &str, error: &facade::Error) -> PtxOptResult {
+fn error_result(name: &str, source: &str, error: &facade::Error, render: &facade::RenderOptions) -> PtxOptResult {
     use facade::ErrorKind;
     let status = match error.kind {
         ErrorKind::Parse | ErrorKind::Pass(_) | ErrorKind::BrokeIr(_) | ErrorKind::InvalidInput => PTX_OPT_ERROR_INPUT,
@@ -386,7 +514,10 @@ fn error_result(name: &str, source: &str, error: &facade::Error) -> PtxOptResult
     if diagnostics.is_empty() {
         diagnostics.push(unlocated(name, &error.to_string()));
     }
-    PtxOptResult { status, output: vec![0], diagnostics }
+    PtxOptResult {
+        rendered: c_string(&facade::render_error(name, source, error, render)),
+        ..PtxOptResult::failed(status, diagnostics)
+    }
 }
 
 /// The status the run returned (`PTX_OPT_OK`...); `PTX_OPT_ERROR_USAGE` for NULL.
@@ -476,6 +607,58 @@ pub unsafe extern "C" fn ptx_opt_result_diagnostic_rendered(
     guard(std::ptr::null(), || diagnostic(result, index).map_or(std::ptr::null(), |d| d.rendered.as_ptr()))
 }
 
+/// Every diagnostic rendered as the command line renders them: located
+/// lines, source snippets with carets, notes, at most the error limit
+/// (`ptx_opt_options_set_error_limit`) and a summary; coloured if
+/// `ptx_opt_options_set_color` asked. Control characters of the input are
+/// escaped. Empty on success; NULL for a NULL result. UTF-8,
+/// NUL-terminated, owned by the result.
+///
+/// # Safety
+/// `result` is NULL or a live result.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_result_rendered(result: *const PtxOptResult) -> *const c_char {
+    guard(std::ptr::null(), || result.as_ref().map_or(std::ptr::null(), |r| r.rendered.as_ptr()))
+}
+
+/// The number of remarks (one per rewrite) of a successful run; 0 otherwise.
+///
+/// # Safety
+/// `result` is NULL or a live result.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_result_remark_count(result: *const PtxOptResult) -> usize {
+    guard(0, || result.as_ref().map_or(0, |r| r.remark_count))
+}
+
+/// The remarks of a successful run, one per line, in `format`:
+/// `PTX_OPT_FORMAT_JSON` (JSON Lines, the keys of `ptx-opt --remarks`) or
+/// `PTX_OPT_FORMAT_TEXT` (`FILE:LINE:COL: remark: ...`, clang's `-Rpass`
+/// lines). Empty when there are none; NULL for a NULL result or another
+/// format. UTF-8, NUL-terminated, owned by the result.
+///
+/// # Safety
+/// `result` is NULL or a live result.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_result_remarks(result: *const PtxOptResult, format: c_int) -> *const c_char {
+    guard(std::ptr::null(), || match (result.as_ref(), format) {
+        (Some(r), PTX_OPT_FORMAT_JSON) => r.remarks_json.as_ptr(),
+        (Some(r), PTX_OPT_FORMAT_TEXT) => r.remarks_text.as_ptr(),
+        _ => std::ptr::null(),
+    })
+}
+
+/// The counters of every pass as one JSON object (`ptx-opt --stats=json`):
+/// `{"passes":[{"name":...,"changed":...,"counters":{...}}]}`; no passes on
+/// failure. NULL for a NULL result. UTF-8, NUL-terminated, owned by the
+/// result.
+///
+/// # Safety
+/// `result` is NULL or a live result.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_result_stats(result: *const PtxOptResult) -> *const c_char {
+    guard(std::ptr::null(), || result.as_ref().map_or(std::ptr::null(), |r| r.stats_json.as_ptr()))
+}
+
 /// Frees a result and every string it handed out. NULL is ignored.
 ///
 /// # Safety
@@ -500,6 +683,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn version_macros_are_the_crate_version() {
+        let version = [PTX_OPT_VERSION_MAJOR, PTX_OPT_VERSION_MINOR, PTX_OPT_VERSION_PATCH].map(|n| n.to_string());
+        assert_eq!(
+            version,
+            [env!("CARGO_PKG_VERSION_MAJOR"), env!("CARGO_PKG_VERSION_MINOR"), env!("CARGO_PKG_VERSION_PATCH")]
+        );
+    }
+
+    #[test]
     fn a_panic_becomes_the_fallback() {
         assert_eq!(guard(PTX_OPT_ERROR_INTERNAL, || -> c_int { panic!("boom") }), PTX_OPT_ERROR_INTERNAL);
         assert_eq!(guard(PTX_OPT_ERROR_INTERNAL, || PTX_OPT_OK), PTX_OPT_OK);
@@ -513,7 +705,7 @@ mod tests {
     #[test]
     fn errors_without_diagnostics_are_reported_unlocated() {
         let error = facade::Error { kind: facade::ErrorKind::UnknownPass("nope".into()), diagnostics: vec![] };
-        let result = error_result("k.ptx", "", &error);
+        let result = error_result("k.ptx", "", &error, &facade::RenderOptions::default());
         assert_eq!(result.status, PTX_OPT_ERROR_USAGE);
         assert_eq!(result.diagnostics.len(), 1);
         let d = &result.diagnostics[0];
@@ -528,7 +720,7 @@ mod tests {
             facade::Diagnostic::new(facade::Span::new(2, 3), "bad type"),
         ];
         let error = facade::Error { kind: facade::ErrorKind::BrokeIr("p".into()), diagnostics };
-        let result = error_result("k.ptx", "a\nbc\n", &error);
+        let result = error_result("k.ptx", "a\nbc\n", &error, &facade::RenderOptions::default());
         assert_eq!(result.status, PTX_OPT_ERROR_INPUT);
         let rendered: Vec<&str> = result.diagnostics.iter().map(|d| d.rendered.to_str().unwrap()).collect();
         assert_eq!(

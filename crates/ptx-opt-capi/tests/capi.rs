@@ -56,8 +56,23 @@ fn library_dir() -> &'static Path {
         for lib in ["libptx_opt.a", "libptx_opt.so"] {
             assert!(profile_dir.join(lib).is_file(), "{lib} was not built in {}", profile_dir.display());
         }
+        // A program linked with -lptx_opt asks the loader for the SONAME, which
+        // an installation links (scripts/install-capi.sh); here, beside the build.
+        #[cfg(target_os = "linux")]
+        match std::os::unix::fs::symlink("libptx_opt.so", profile_dir.join(soname())) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("SONAME link: {e}"),
+            _ => {}
+        }
         profile_dir.to_path_buf()
     })
+}
+
+/// The SONAME build.rs gives the shared library.
+fn soname() -> String {
+    match (env!("CARGO_PKG_VERSION_MAJOR"), env!("CARGO_PKG_VERSION_MINOR")) {
+        ("0", minor) => format!("libptx_opt.so.0.{minor}"),
+        (major, _) => format!("libptx_opt.so.{major}"),
+    }
 }
 
 /// How a program is linked with the library.
@@ -186,4 +201,84 @@ fn c_api_contract_holds_from_c() {
         assert_eq!(output.status.code(), Some(0), "{link:?}:\n{stderr}");
         assert_eq!(String::from_utf8_lossy(&output.stdout), "ok\n", "{link:?}:\n{stderr}");
     }
+}
+
+#[test]
+fn c_api_offers_what_the_command_line_offers() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let source = crate_dir().join("tests/c/parity.c");
+    for link in [Link::Static, Link::Shared] {
+        let exe = compile(&source, link, dir.path());
+        let output = run(&exe, &[&example_file()], &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{link:?}: {stderr}");
+        assert_eq!(String::from_utf8_lossy(&output.stdout), "ok\n", "{link:?}: {stderr}");
+    }
+}
+
+/// The value of `pkg-config --cflags --libs ptx_opt` for an installation,
+/// from pkg-config when it is installed, else read from the .pc file the
+/// way pkg-config reads it (variables substituted).
+fn pkg_config_flags(pkgconfig_dir: &Path) -> Vec<String> {
+    let from_tool = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "ptx_opt"])
+        .env("PKG_CONFIG_PATH", pkgconfig_dir)
+        .output();
+    if let Ok(output) = from_tool {
+        assert!(output.status.success(), "pkg-config: {}", String::from_utf8_lossy(&output.stderr));
+        return String::from_utf8_lossy(&output.stdout).split_whitespace().map(String::from).collect();
+    }
+    let pc = std::fs::read_to_string(pkgconfig_dir.join("ptx_opt.pc")).expect("ptx_opt.pc");
+    let mut vars: Vec<(String, String)> = Vec::new();
+    let mut flags = Vec::new();
+    for line in pc.lines() {
+        let expand = |text: &str| vars.iter().fold(text.to_string(), |t, (k, v)| t.replace(&format!("${{{k}}}"), v));
+        if let Some((key, value)) = line.split_once('=') {
+            let value = expand(value);
+            vars.push((key.to_string(), value));
+        } else if let Some(value) = line.strip_prefix("Cflags: ").or_else(|| line.strip_prefix("Libs: ")) {
+            flags.extend(expand(value).split_whitespace().map(String::from));
+        }
+    }
+    flags
+}
+
+#[test]
+fn installed_library_has_a_soname_and_a_pkg_config_file() {
+    let prefix = tempfile::tempdir().expect("scratch directory");
+    let output = Command::new("bash")
+        .arg(workspace_dir().join("scripts/install-capi.sh"))
+        .arg(prefix.path())
+        .arg("--from")
+        .arg(library_dir())
+        .output()
+        .expect("bash runs");
+    assert!(output.status.success(), "install-capi.sh: {}", String::from_utf8_lossy(&output.stderr));
+    let lib = prefix.path().join("lib");
+    let version = env!("CARGO_PKG_VERSION");
+    let real = std::fs::read(lib.join(format!("libptx_opt.so.{version}"))).expect("the versioned library");
+    let soname = soname();
+    // The SONAME is a string of the dynamic section: NUL-terminated, nothing longer.
+    let needle = format!("{soname}\0");
+    assert!(real.windows(needle.len()).any(|w| w == needle.as_bytes()), "no {soname} in the library");
+    for link in [soname.as_str(), "libptx_opt.so"] {
+        assert!(lib.join(link).is_file(), "{link} does not lead to the library");
+    }
+    let flags = pkg_config_flags(&lib.join("pkgconfig"));
+    assert!(flags.iter().any(|f| f == "-lptx_opt"), "{flags:?}");
+    // A program built as the README says, run without the build tree: it loads the SONAME.
+    let exe = prefix.path().join("parity");
+    let cc = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+    let compiled = Command::new(cc)
+        .args(["-std=c99", "-Wall", "-Werror"])
+        .arg(crate_dir().join("tests/c/parity.c"))
+        .args(&flags)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("cc runs");
+    assert!(compiled.status.success(), "cc: {}", String::from_utf8_lossy(&compiled.stderr));
+    let output = run(&exe, &[&example_file()], &[]);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "ok\n", "{}", String::from_utf8_lossy(&output.stderr));
 }

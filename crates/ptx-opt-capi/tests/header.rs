@@ -67,8 +67,20 @@ fn every_exported_function_and_constant_is_declared() {
             "{name} is not declared"
         );
     }
-    assert_eq!(constants, ["PTX_OPT_OK", "PTX_OPT_ERROR_INPUT", "PTX_OPT_ERROR_USAGE", "PTX_OPT_ERROR_INTERNAL"]);
-    for (value, name) in constants.iter().enumerate() {
+    let version = [env!("CARGO_PKG_VERSION_MAJOR"), env!("CARGO_PKG_VERSION_MINOR"), env!("CARGO_PKG_VERSION_PATCH")];
+    let expected = [
+        ("PTX_OPT_OK", "0"),
+        ("PTX_OPT_ERROR_INPUT", "1"),
+        ("PTX_OPT_ERROR_USAGE", "2"),
+        ("PTX_OPT_ERROR_INTERNAL", "3"),
+        ("PTX_OPT_VERSION_MAJOR", version[0]),
+        ("PTX_OPT_VERSION_MINOR", version[1]),
+        ("PTX_OPT_VERSION_PATCH", version[2]),
+        ("PTX_OPT_FORMAT_JSON", "0"),
+        ("PTX_OPT_FORMAT_TEXT", "1"),
+    ];
+    assert_eq!(constants, expected.map(|(name, _)| name));
+    for (name, value) in expected {
         assert!(header.contains(&format!("#define {name} {value}\n")), "{name} is not defined as {value}");
     }
     for opaque in ["PtxOptOptions", "PtxOptResult"] {

@@ -1,0 +1,184 @@
+/*
+ * parity.c: what the command line offers, from C (built and run by
+ * tests/capi.rs): the pass list, the version macros against the library's
+ * version, the reason a setter failed, remarks in both formats, the
+ * counters as JSON, and rendered diagnostics with notes, the error limit,
+ * colours and escaped control characters.
+ *
+ *   usage: parity REWRITTEN.ptx
+ *
+ * REWRITTEN.ptx must be changed by -O2 (remarks and counters). Prints "ok"
+ * and exits 0 when every check holds; otherwise prints each failed check and
+ * exits 1.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_opt.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                        \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                    \
+        }                                                                  \
+    } while (0)
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    char *buf = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    if (buf != NULL && fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = size >= 0 ? (size_t)size : 0;
+    return buf;
+}
+
+static size_t count_lines(const char *text) {
+    size_t n = 0;
+    for (; *text; text++) {
+        n += *text == '\n';
+    }
+    return n;
+}
+
+static void pass_list(void) {
+    size_t n = ptx_opt_pass_count();
+    CHECK(n >= 2);
+    int has_dce = 0;
+    for (size_t i = 0; i < n; i++) {
+        CHECK(ptx_opt_pass_name(i) != NULL && ptx_opt_pass_description(i) != NULL);
+        if (ptx_opt_pass_name(i) != NULL && strcmp(ptx_opt_pass_name(i), "dce") == 0) {
+            has_dce = 1;
+        }
+    }
+    CHECK(has_dce);
+    CHECK(ptx_opt_pass_name(n) == NULL && ptx_opt_pass_description(n) == NULL);
+}
+
+static void version(void) {
+    char header[64];
+    snprintf(header, sizeof header, "%d.%d.%d", PTX_OPT_VERSION_MAJOR, PTX_OPT_VERSION_MINOR, PTX_OPT_VERSION_PATCH);
+    CHECK(strcmp(header, ptx_opt_version()) == 0);
+}
+
+static void setter_errors(void) {
+    PtxOptOptions *o = ptx_opt_options_create();
+    CHECK(ptx_opt_options_error(o) == NULL);
+    CHECK(ptx_opt_options_set_passes(o, "dce,no-such-pass") == PTX_OPT_ERROR_USAGE);
+    CHECK(ptx_opt_options_error(o) != NULL && strcmp(ptx_opt_options_error(o), "unknown pass 'no-such-pass'") == 0);
+    CHECK(ptx_opt_options_set_level(o, 7) == PTX_OPT_ERROR_USAGE);
+    CHECK(ptx_opt_options_error(o) != NULL && strstr(ptx_opt_options_error(o), "level 7") != NULL);
+    CHECK(ptx_opt_options_set_level(o, 2) == PTX_OPT_OK);
+    CHECK(ptx_opt_options_error(o) == NULL);
+    CHECK(ptx_opt_options_error(NULL) == NULL);
+    ptx_opt_options_destroy(o);
+}
+
+static void remarks_and_stats(const char *ptx, size_t len) {
+    PtxOptOptions *o = ptx_opt_options_create();
+    ptx_opt_options_set_level(o, 2);
+    ptx_opt_options_set_source_name(o, "k.ptx");
+    PtxOptResult *r = NULL;
+    CHECK(ptx_opt_run(o, ptx, len, &r) == PTX_OPT_OK);
+    size_t n = ptx_opt_result_remark_count(r);
+    CHECK(n > 0);
+    const char *json = ptx_opt_result_remarks(r, PTX_OPT_FORMAT_JSON);
+    const char *text = ptx_opt_result_remarks(r, PTX_OPT_FORMAT_TEXT);
+    CHECK(json != NULL && count_lines(json) == n && strncmp(json, "{\"file\":\"k.ptx\",\"line\":", 23) == 0);
+    CHECK(text != NULL && count_lines(text) == n && strncmp(text, "k.ptx:", 6) == 0 && strstr(text, ": remark: ") != NULL);
+    CHECK(ptx_opt_result_remarks(r, 7) == NULL);
+    const char *stats = ptx_opt_result_stats(r);
+    CHECK(stats != NULL && strncmp(stats, "{\"passes\":[{\"name\":", 19) == 0 && strstr(stats, "\"changed\":true") != NULL);
+    CHECK(ptx_opt_result_rendered(r) != NULL && ptx_opt_result_rendered(r)[0] == '\0');
+    ptx_opt_result_free(r);
+    ptx_opt_options_destroy(o);
+    CHECK(ptx_opt_result_remarks(NULL, PTX_OPT_FORMAT_JSON) == NULL && ptx_opt_result_stats(NULL) == NULL);
+}
+
+/* A kernel with a label defined twice, and an ESC in a comment-free line. */
+static const char DUPLICATE[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\nL1:\n\tbra.uni L1;\nL1:\n\tret;\n}\n";
+static const char ESCAPE[] =
+    ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret\x1b[2J;\n}\n";
+
+static void rendered(void) {
+    PtxOptOptions *o = ptx_opt_options_create();
+    ptx_opt_options_set_source_name(o, "k.ptx");
+    PtxOptResult *r = NULL;
+    CHECK(ptx_opt_run(o, DUPLICATE, strlen(DUPLICATE), &r) == PTX_OPT_ERROR_INPUT);
+    const char *want =
+        "k.ptx:8:1: error: label 'L1' is defined twice\n  |\n8 | L1:\n  | ^^\n"
+        "k.ptx:6:1: note: first defined here\n  |\n6 | L1:\n  | ^^\n";
+    CHECK(ptx_opt_result_rendered(r) != NULL && strcmp(ptx_opt_result_rendered(r), want) == 0);
+    ptx_opt_result_free(r);
+
+    CHECK(ptx_opt_options_set_color(o, true) == PTX_OPT_OK);
+    CHECK(ptx_opt_run(o, DUPLICATE, strlen(DUPLICATE), &r) == PTX_OPT_ERROR_INPUT);
+    CHECK(strstr(ptx_opt_result_rendered(r), "\x1b[1m\x1b[31merror\x1b[0m") != NULL);
+    ptx_opt_result_free(r);
+    CHECK(ptx_opt_options_set_color(o, false) == PTX_OPT_OK);
+
+    CHECK(ptx_opt_run(o, ESCAPE, strlen(ESCAPE), &r) == PTX_OPT_ERROR_INPUT);
+    CHECK(strchr(ptx_opt_result_rendered(r), '\x1b') == NULL);
+    CHECK(strstr(ptx_opt_result_rendered(r), "\tret\\u{1b}[2J;") != NULL);
+    ptx_opt_result_free(r);
+
+    /* 30 errors: 20 shown by default, all with limit 0; the accessors see all. */
+    char big[8192];
+    size_t at = (size_t)snprintf(big, sizeof big,
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %%r<3>;\n\t.reg .b64 %%rd<2>;\n");
+    for (int i = 0; i < 30; i++) {
+        at += (size_t)snprintf(big + at, sizeof big - at, "\tadd.s32 %%r1, %%rd1, %%r2;\n");
+    }
+    at += (size_t)snprintf(big + at, sizeof big - at, "\tret;\n}\n");
+    CHECK(ptx_opt_run(o, big, at, &r) == PTX_OPT_ERROR_INPUT);
+    CHECK(ptx_opt_result_diagnostic_count(r) == 30);
+    CHECK(strstr(ptx_opt_result_rendered(r), "note: 10 more errors not shown (error limit 20)\nerror: aborting due to 30 errors\n") != NULL);
+    ptx_opt_result_free(r);
+    CHECK(ptx_opt_options_set_error_limit(o, 0) == PTX_OPT_OK);
+    CHECK(ptx_opt_run(o, big, at, &r) == PTX_OPT_ERROR_INPUT);
+    CHECK(strstr(ptx_opt_result_rendered(r), "not shown") == NULL);
+    CHECK(strstr(ptx_opt_result_rendered(r), "k.ptx:37:2: error:") != NULL);
+    ptx_opt_result_free(r);
+    CHECK(ptx_opt_options_set_color(NULL, true) == PTX_OPT_ERROR_USAGE);
+    CHECK(ptx_opt_options_set_error_limit(NULL, 1) == PTX_OPT_ERROR_USAGE);
+    CHECK(ptx_opt_result_rendered(NULL) == NULL);
+    ptx_opt_options_destroy(o);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: parity REWRITTEN.ptx\n");
+        return 2;
+    }
+    size_t len = 0;
+    char *ptx = read_file(argv[1], &len);
+    if (ptx == NULL) {
+        fprintf(stderr, "cannot read %s\n", argv[1]);
+        return 2;
+    }
+    pass_list();
+    version();
+    setter_errors();
+    remarks_and_stats(ptx, len);
+    rendered();
+    free(ptx);
+    if (failures == 0) {
+        printf("ok\n");
+        return 0;
+    }
+    return 1;
+}
