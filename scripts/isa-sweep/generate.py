@@ -175,7 +175,13 @@ def statements(block):
                 continue
             names = re.findall(r"(\.?[A-Za-z][\w:.-]*)\s*=", dm.group(1))
             body = dm.group(2).strip().rstrip(";").strip()
-            if body.startswith("{") and body.endswith("}"):
+            if ".hxy" in body and "where" in body:
+                # `{ .hxy, where x,y are from { 0, 1, 2, 3 } }`: every pair.
+                vals = [f".h{x}{y}" for x in "0123" for y in "0123"]
+            elif ".bxyzw" in body and "where" in body:
+                # `.bxyzw, where x,y,z,w are from { 0, ..., 7 }`: a sample.
+                vals = [".b3210", ".b7654", ".b0123", ".b4567", ".b0000", ".b7777", ".b1357", ".b6420"]
+            elif body.startswith("{") and body.endswith("}"):
                 vals = [x for part in split_top(body[1:-1]) for x in expand_value(part)]
             else:
                 vals = expand_value(body)
@@ -347,6 +353,9 @@ def operand_type(cx, name, position):
         return "pred"
     if op in ("bar", "barrier") and name in ("a", "b"):
         return "b32"
+    if re.fullmatch(r"v(add|sub|absdiff|min|max|avrg|shl|shr|mad)[24]?", op) and len(t) == 3:
+        # Video instructions: `.dtype.atype.btype`; `c` is added to the result.
+        return {"a": t[1], "b": t[2]}.get(name, t[0])
     if op == "movmatrix":
         return "b32"
     if op in ("popc", "clz", "bfind", "cnot") and position == 0:
