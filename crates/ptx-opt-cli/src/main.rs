@@ -135,6 +135,15 @@ struct Cli {
     /// Show at most N errors (0: all), then a summary line.
     #[arg(long, value_name = "N", default_value_t = ptx_opt::DEFAULT_ERROR_LIMIT)]
     error_limit: usize,
+
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell) and exit.
+    /// Hidden: for packagers (`ptx-opt --completions=bash > /usr/share/bash-completion/completions/ptx-opt`).
+    #[arg(long, value_name = "SHELL", hide = true)]
+    completions: Option<clap_complete::Shell>,
+
+    /// Print the man page (roff) and exit. Hidden: for packagers (`ptx-opt --man > ptx-opt.1`).
+    #[arg(long, hide = true)]
+    man: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -243,6 +252,18 @@ fn parse_level(text: &str) -> Result<u8, String> {
 }
 
 fn run(cli: &Cli) -> Result<(), Failure> {
+    if let Some(shell) = cli.completions {
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "ptx-opt", &mut script);
+        return write_output(None, &String::from_utf8_lossy(&script));
+    }
+    if cli.man {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+            .render(&mut page)
+            .map_err(|e| Failure::Io(format!("cannot render the man page: {e}")))?;
+        return write_output(None, &String::from_utf8_lossy(&page));
+    }
     if cli.list_passes {
         // Through write_output, which ends quietly on a closed pipe (println! panics).
         let list: String = ptx_opt::passes().iter().map(|p| format!("{:<20} {}\n", p.name, p.description)).collect();

@@ -70,6 +70,7 @@ pub mod prelude {
 /// assert_eq!(named.name(), "fold-prmt");
 /// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub enum PassSpec {
     /// A registered pass ([`passes`]).
     Named(String),

@@ -257,3 +257,34 @@ fn version_names_the_commit() {
     // A checkout gives a hexadecimal commit; a build outside one says so.
     assert!(commit == "unknown" || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())), "{stdout}");
 }
+
+#[test]
+fn completions_and_man_page_for_packagers() {
+    let bash = run(&["--completions=bash"]);
+    assert_eq!(bash.status.code(), Some(0), "{}", stderr_of(&bash));
+    let script = stdout_of(&bash);
+    for flag in ["--passes", "--check", "--print-changed", "--remarks-format", "--color"] {
+        assert!(script.contains(flag), "bash completion lacks {flag}");
+    }
+    // The script is valid bash.
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let file = dir.path().join("ptx-opt.bash");
+    std::fs::write(&file, &script).expect("writable");
+    let syntax = std::process::Command::new("bash").arg("-n").arg(&file).output().expect("bash runs");
+    assert!(syntax.status.success(), "{}", String::from_utf8_lossy(&syntax.stderr));
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let output = run(&[&format!("--completions={shell}")]);
+        assert_eq!(output.status.code(), Some(0), "{shell}");
+        assert!(stdout_of(&output).contains("print-changed"), "{shell}");
+    }
+    assert_eq!(run(&["--completions=tcsh"]).status.code(), Some(2));
+
+    let man = stdout_of(&run(&["--man"]));
+    assert!(man.starts_with(".ie \\n(.g .ds Aq"), "{man}");
+    for needle in [".TH ptx-opt 1", ".SH OPTIONS", "\\-\\-check", "\\-\\-error\\-limit"] {
+        assert!(man.contains(needle), "man page lacks {needle}");
+    }
+    // Hidden from --help: they are for packagers.
+    let help = stdout_of(&run(&["--help"]));
+    assert!(!help.contains("--completions") && !help.contains("--man"), "{help}");
+}
