@@ -112,7 +112,8 @@ pub(super) fn check_function(func: &Function, scope: &ModuleScope) -> Vec<Diagno
                 }
                 let outermost = scopes.len() == 1;
                 let scope = scopes.last_mut().expect("a scope is open");
-                for item in &decl.items {
+                // `%p<0>` declares no register, so there is no name to check.
+                for item in decl.items.iter().filter(|item| item.count != Some(0)) {
                     let name = func.names.get(func.regs[item.first].name);
                     if let Some(dup) = scope.declare(name, item.count) {
                         errors.push(Diagnostic::new(decl.span, format!("register '{dup}' is declared twice")));
