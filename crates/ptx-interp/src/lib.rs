@@ -49,6 +49,7 @@ pub mod approx;
 pub mod diff;
 pub mod error;
 mod exec;
+pub mod given;
 pub mod inputs;
 pub mod intops;
 pub mod machine;

@@ -6,6 +6,7 @@
 //! (unsupported instruction or no conclusive trial).
 
 use clap::{Parser, Subcommand};
+use ptx_interp::given::GivenInputs;
 use ptx_interp::{
     diff_modules, infer_params, make_args, run_function, DiffOptions, ErrorClass, LaunchConfig, ParamKind, Program,
 };
@@ -20,7 +21,18 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a kernel on invented inputs and print its buffers as hex.
+    /// Run a kernel on invented inputs, or on given ones (--inputs/--input),
+    /// and print its buffers as hex.
+    ///
+    /// Given inputs, one per line (a .run file, or each --input):
+    ///   grid 2 | block 32,1,1             launch shape (x or x,y,z)
+    ///   param NAME = 100 | -3 | 0x1f | 1.5  a scalar parameter (name or index)
+    ///   buffer NAME = zero 256           a pointer parameter: 256 zero bytes
+    ///   buffer NAME = u32 1 2 0x10       or elements (u8..u64, s8..s64, f32, f64)
+    ///   expect NAME = u32 2 4 0x20       check the buffer's first elements after the run
+    /// '#' starts a comment. Every parameter must be given. Exit 1 if an
+    /// expectation fails.
+    #[command(verbatim_doc_comment)]
     Run {
         /// The PTX file.
         file: String,
@@ -33,6 +45,12 @@ enum Command {
         /// Which trial's inputs to use (0 = tame values).
         #[arg(long, default_value_t = 0)]
         trial: u32,
+        /// A file of given inputs (see above) instead of invented ones.
+        #[arg(long)]
+        inputs: Option<String>,
+        /// One line of given inputs; repeatable, applied after --inputs.
+        #[arg(long = "input")]
+        input_lines: Vec<String>,
         #[command(flatten)]
         launch: LaunchArgs,
     },
@@ -134,7 +152,7 @@ fn hexdump(data: &[u8]) -> String {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { file, kernel, seed, trial, launch } => {
+        Command::Run { file, kernel, seed, trial, inputs, input_lines, launch } => {
             let module = match load(&file) {
                 Ok(m) => m,
                 Err(e) => {
@@ -148,7 +166,28 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             let specs = infer_params(&prog, func);
-            let args = make_args(&specs, seed, trial, launch.buffer_size);
+            let mut config = launch.config();
+            let given = match given_inputs(inputs.as_deref(), &input_lines) {
+                Ok(g) => g,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let args = match &given {
+                Some(g) => {
+                    config.grid = g.grid.unwrap_or(config.grid);
+                    config.block = g.block.unwrap_or(config.block);
+                    match g.args(&specs) {
+                        Ok(a) => a,
+                        Err(e) => {
+                            eprintln!("error: {e}");
+                            return ExitCode::from(2);
+                        }
+                    }
+                }
+                None => make_args(&specs, seed, trial, launch.buffer_size),
+            };
             for (spec, bytes) in specs.iter().zip(&args.params) {
                 let kind = match spec.kind {
                     ParamKind::Pointer => "pointer".to_string(),
@@ -159,12 +198,13 @@ fn main() -> ExitCode {
                 let hex: String = bytes.iter().rev().map(|b| format!("{b:02x}")).collect();
                 println!("param {} ({kind}) = 0x{hex}", spec.name);
             }
-            match run_function(&prog, func, &args, &launch.config()) {
+            match run_function(&prog, func, &args, &config) {
                 Ok(out) => {
                     for b in &out.buffers {
                         println!("buffer {} at {:#x}:", b.name, b.base);
                         print!("{}", hexdump(&b.data));
                     }
+                    let problems = given.as_ref().map(|g| g.check(&specs, &out)).unwrap_or_default();
                     for (name, data) in &out.globals {
                         println!("global {name}:");
                         print!("{}", hexdump(data));
@@ -174,7 +214,21 @@ fn main() -> ExitCode {
                         println!("thread {t} returned {hex}");
                     }
                     println!("{} instructions executed, {}/{} covered", out.steps, out.covered, out.total_insts);
-                    ExitCode::SUCCESS
+                    if let Some(g) = &given {
+                        println!(
+                            "{} of {} expectations met",
+                            g.expects.len() - problems.len().min(g.expects.len()),
+                            g.expects.len()
+                        );
+                    }
+                    for p in &problems {
+                        eprintln!("expectation failed: {p}");
+                    }
+                    if problems.is_empty() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    }
                 }
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -237,4 +291,20 @@ fn coverage(files: &[String], trials: u32, list: bool) -> ExitCode {
         println!("{n:>6}  {cause}");
     }
     ExitCode::from(if unreadable > 0 { 2 } else { 0 })
+}
+
+/// The given inputs of `run`, if any: the file, then each line.
+fn given_inputs(file: Option<&str>, lines: &[String]) -> Result<Option<GivenInputs>, String> {
+    if file.is_none() && lines.is_empty() {
+        return Ok(None);
+    }
+    let mut given = GivenInputs::default();
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        given.add_text(&text).map_err(|e| format!("{path}: {e}"))?;
+    }
+    for line in lines {
+        given.add_text(line).map_err(|e| format!("--input '{line}': {e}"))?;
+    }
+    Ok(Some(given))
 }

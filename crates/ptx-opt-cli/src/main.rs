@@ -68,7 +68,8 @@ struct Cli {
     #[arg(long)]
     print_changed: bool,
 
-    /// Restrict --print-changed and --print-after to this function (repeatable).
+    /// Restrict --print-changed, --print-after and the DOT graphs of --emit to this
+    /// function (repeatable).
     #[arg(long, value_name = "NAME")]
     filter_function: Vec<String>,
 
@@ -122,6 +123,11 @@ struct Cli {
     /// graph or def-use graph in Graphviz DOT.
     #[arg(long, value_enum, default_value_t = Emit::Ptx)]
     emit: Emit,
+
+    /// With --emit=cfg-dot or defuse-dot: write one file per function into DIR
+    /// (created if missing; FUNCTION.cfg.dot, FUNCTION.defuse.dot) instead of one stream.
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    dot_dir: Option<PathBuf>,
 
     /// List the registered passes and exit.
     #[arg(long)]
@@ -181,6 +187,30 @@ enum Emit {
     CfgDot,
     /// Def-use graphs in DOT.
     DefuseDot,
+}
+
+impl Emit {
+    fn graph(self) -> Option<ptx_opt::Graph> {
+        match self {
+            Emit::Ptx => None,
+            Emit::CfgDot => Some(ptx_opt::Graph::ControlFlow),
+            Emit::DefuseDot => Some(ptx_opt::Graph::DefUse),
+        }
+    }
+}
+
+/// The graphs of the functions --filter-function lets through.
+fn chosen_graphs(module: &ptx_opt::Module, graph: ptx_opt::Graph, cli: &Cli) -> Vec<(String, String)> {
+    let mut dots = ptx_opt::function_dots(module, graph);
+    if !cli.filter_function.is_empty() {
+        dots.retain(|(name, _)| cli.filter_function.contains(name));
+    }
+    dots
+}
+
+/// Every chosen graph in one text, each after a `// function NAME` comment.
+fn graphs(module: &ptx_opt::Module, graph: ptx_opt::Graph, cli: &Cli) -> String {
+    chosen_graphs(module, graph, cli).into_iter().map(|(name, dot)| format!("// function {name}\n{dot}")).collect()
 }
 
 enum Failure {
@@ -282,6 +312,9 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             return Err(Failure::Usage(format!("unknown pass '{name}' (see --list-passes)")));
         }
     }
+    if cli.dot_dir.is_some() && cli.emit.graph().is_none() {
+        return Err(Failure::Usage("--dot-dir needs --emit=cfg-dot or --emit=defuse-dot".into()));
+    }
     if cli.threads == Some(0) {
         return Err(Failure::Usage("--threads must be at least 1".into()));
     }
@@ -329,6 +362,8 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     let keeps_module =
         cli.emit != Emit::Ptx || cli.check || cli.print_changed || !cli.filter_function.is_empty() || cli.time_passes;
     let mut times = render::Times::default();
+    // --dot-dir: (path, DOT) of each function's graph, written instead of the text.
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
     let (run, text) = if keeps_module {
         let mut module = times.measure("parse", || ptx_opt::parse(&source)).map_err(fail)?;
         let original = cli.check.then(|| module.clone());
@@ -357,9 +392,15 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 ptx_opt::ir::print::print_module_canonical(&module)
             }
             Emit::Ptx => ptx_opt::print(&module),
-            Emit::CfgDot => ptx_opt::cfg_dot(&module),
-            Emit::DefuseDot => ptx_opt::defuse_dot(&module),
+            Emit::CfgDot => graphs(&module, ptx_opt::Graph::ControlFlow, cli),
+            Emit::DefuseDot => graphs(&module, ptx_opt::Graph::DefUse, cli),
         });
+        if let (Some(dir), Some(graph)) = (&cli.dot_dir, cli.emit.graph()) {
+            files = chosen_graphs(&module, graph, cli)
+                .into_iter()
+                .map(|(name, dot)| (dir.join(ptx_opt::dot_file_name(&name, graph)), dot))
+                .collect();
+        }
         (run, text)
     } else {
         // The input is handed over, not copied again (optimize_shared).
@@ -391,6 +432,13 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     drop(stderr);
     if let Some(path) = remarks_path {
         write_output(Some(path), &remarks())?;
+    }
+    if let Some(dir) = &cli.dot_dir {
+        std::fs::create_dir_all(dir).map_err(|e| Failure::Io(format!("cannot create '{}': {e}", dir.display())))?;
+        for (path, dot) in &files {
+            write_output(Some(path), dot)?;
+        }
+        return Ok(());
     }
     write_output(output_path, &text)
 }

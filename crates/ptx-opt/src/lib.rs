@@ -31,12 +31,14 @@
 
 #![deny(missing_docs)]
 
+pub use dot::{dot_file_name, function_dots, Graph};
 pub use ptx_analysis as analysis;
 pub use ptx_ir as ir;
 pub use ptx_ir::{Diagnostic, Module, Note, Span};
 pub use render::{render_error, RenderOptions, DEFAULT_ERROR_LIMIT};
 pub use report::{demangle, remarks_json_lines, remarks_text, stats_json};
 
+mod dot;
 mod render;
 mod report;
 pub use ptx_pass as pass;
@@ -693,9 +695,11 @@ pub fn cfg_dot(module: &Module) -> String {
     functions_dot(module, ptx_analysis::cfg_dot)
 }
 
-/// The def-use graph of every function with a body, in DOT.
+/// The def-use graph of every function with a body, in DOT: one box per
+/// instruction, an edge labelled with the register from each definition to
+/// each instruction it reaches ([`function_dots`] gives them one by one).
 pub fn defuse_dot(module: &Module) -> String {
-    functions_dot(module, ptx_analysis::defuse_dot)
+    functions_dot(module, dot::defuse_dot)
 }
 
 fn functions_dot(module: &Module, dot: fn(&ptx_ir::Function) -> String) -> String {

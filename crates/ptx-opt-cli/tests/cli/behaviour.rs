@@ -321,7 +321,17 @@ fn emits_control_flow_and_def_use_graphs() {
         "",
     );
     // Both movs of the selector reach the prmt.
-    check(&["--emit=defuse-dot", input], 0, &["%r3 @ mov.u32 %r3, 0x3210;", "%r3 @ mov.u32 %r3, 0x7654;"], "");
+    check(
+        &["--emit=defuse-dot", input],
+        0,
+        &[
+            "i7 [label=\"mov.u32 %r3, 0x3210;\"]",
+            "i9 [label=\"mov.u32 %r3, 0x7654;\"]",
+            "i7 -> i10 [label=\"%r3\"]",
+            "i9 -> i10 [label=\"%r3\"]",
+        ],
+        "",
+    );
     check(&["--emit=callgraph", input], 2, &[], "invalid value 'callgraph'");
 }
 
