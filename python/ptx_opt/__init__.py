@@ -13,7 +13,7 @@ runs the passes on every kernel Triton compiles.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import _native
 
@@ -24,6 +24,7 @@ __all__ = [
     "Result",
     "Remark",
     "Diagnostic",
+    "Note",
     "PassInfo",
     "PtxError",
     "__version__",
@@ -36,7 +37,8 @@ __version__: str = _native.LIBRARY_VERSION
 class Remark:
     """One rewrite a pass made: where (1-based line and column of the rewritten
     instruction in the input; 0, 0 for synthesized code), which pass, in which
-    function, and what."""
+    function (``demangled``: its C++ name when it is a mangled one, else
+    None), and what."""
 
     file: str
     line: int
@@ -44,15 +46,26 @@ class Remark:
     pass_: str
     function: str
     message: str
+    demangled: Optional[str] = None
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}: remark: [{self.pass_}] {self.function}: {self.message}"
 
 
 @dataclass(frozen=True)
+class Note:
+    """A place a :class:`Diagnostic` refers to ("first declared here")."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     """One error in the input: 1-based line and column of its start (and of its
-    end), and the message."""
+    end; 0 for a place that is not in the input), the message, and notes."""
 
     file: str
     line: int
@@ -60,6 +73,7 @@ class Diagnostic:
     end_line: int
     end_col: int
     message: str
+    notes: Tuple[Note, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}: error: {self.message}"
@@ -94,8 +108,10 @@ class PtxError(ValueError):
     """The input is not valid PTX (the parser or the verifier rejected it), or a
     pass of the pipeline reported an error.
 
-    ``str(e)`` is the rendered ``FILE:LINE:COL: error: MESSAGE`` text, one line
-    per diagnostic; ``e.diagnostics`` has them as :class:`Diagnostic` objects.
+    ``str(e)`` is the text the ``ptx-opt`` tool prints: per diagnostic a
+    ``FILE:LINE:COL: error: MESSAGE`` line, the source line with carets under
+    the place, and its notes (at most 20 diagnostics, then a count);
+    ``e.diagnostics`` has them all as :class:`Diagnostic` objects.
     ``e.kind`` is ``"parse"`` (the parser), ``"invalid-input"`` (the
     verifier) or ``"pass"`` (a pass of the pipeline, named by ``e.pass_``).
     """
@@ -156,13 +172,19 @@ def optimize(
         raise _error(failure, source_name) from None
     except OverflowError:
         raise ValueError(f"no optimization level {level} (levels are 0 to 2)") from None
-    remarks = [Remark(source_name, line, col, pass_, function, message) for line, col, pass_, function, message in rows]
+    remarks = [
+        Remark(source_name, line, col, pass_, function, message, demangled)
+        for line, col, pass_, function, demangled, message in rows
+    ]
     return Result(text, changed, stats, remarks)
 
 
 def _error(failure: "_native._Failure", file: str) -> Exception:
     kind, rendered, rows, detail = failure.args
-    diagnostics = [Diagnostic(file, *row) for row in rows]
+    diagnostics = [
+        Diagnostic(file, line, col, end_line, end_col, message, tuple(Note(file, *note) for note in notes))
+        for line, col, end_line, end_col, message, notes in rows
+    ]
     if kind in ("parse", "invalid-input", "pass"):
         return PtxError(rendered, diagnostics, kind, detail or None)
     if kind in ("unknown-pass", "unknown-level", "threads"):

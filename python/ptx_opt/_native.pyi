@@ -5,8 +5,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 LIBRARY_VERSION: str
 
 class _Failure(Exception):
-    # args: (kind, rendered, [(line, col, end_line, end_col, message)], detail)
-    args: Tuple[str, str, List[Tuple[int, int, int, int, str]], str]  # type: ignore[assignment]
+    # args: (kind, rendered, [(line, col, end_line, end_col, message, [(line, col, message)])], detail)
+    args: Tuple[str, str, List[Tuple[int, int, int, int, str, List[Tuple[int, int, str]]]], str]  # type: ignore[assignment]
 
 def optimize(
     ptx: str,
@@ -15,7 +15,7 @@ def optimize(
     verify: bool = True,
     threads: Optional[int] = None,
     source_name: str = "<input>",
-) -> Tuple[str, bool, Dict[str, Dict[str, int]], List[Tuple[int, int, str, str, str]]]: ...
+) -> Tuple[str, bool, Dict[str, Dict[str, int]], List[Tuple[int, int, str, str, Optional[str], str]]]: ...
 def passes() -> List[Tuple[str, str]]: ...
 def pipeline(level: int) -> List[str]: ...
 def _time_rust(

@@ -6,13 +6,15 @@
 >>> ptx_opt.triton.uninstall()               # doctest: +SKIP
 
 This wraps the ``ptx`` stage of Triton's NVIDIA backend through
-``triton.knobs.runtime.add_stages_inspection_hook`` (Triton 3.4 and later): the
-PTX that LLVM wrote is optimized, and what ptx-opt prints is what Triton keeps
-(``kernel.asm["ptx"]``) and hands to ptxas. A hook already set is chained: it
-runs first, and its own wrapping of the stages is kept. The hook also adds the
-ptx-opt version and pipeline to Triton's cache key, so kernels cached without
-ptx-opt (or with another pipeline) are compiled anew. A kernel found in
-Triton's cache is not compiled again, so its remarks are not reported again.
+``triton.knobs.runtime.add_stages_inspection_hook``: the PTX that LLVM wrote
+is optimized, and what ptx-opt prints is what Triton keeps
+(``kernel.asm["ptx"]``) and hands to ptxas. Tested with Triton 3.9.0, which
+calls the hook with no argument for a cache key and with the stages to amend.
+A hook already set is chained: it runs first, and its own wrapping of the
+stages is kept. The hook adds the ptx-opt version and pipeline to Triton's
+cache key, so kernels cached without ptx-opt (or with another pipeline) are
+compiled anew. A kernel found in Triton's cache is not compiled again, so its
+remarks are not reported again.
 """
 
 from __future__ import annotations
@@ -111,6 +113,8 @@ def install(
     """
     from triton import knobs
 
+    if not hasattr(knobs.runtime, "add_stages_inspection_hook"):
+        raise RuntimeError(f"Triton {_triton_version()} has no knobs.runtime.add_stages_inspection_hook")
     if passes is not None and level is not None:
         raise ValueError("give passes or level, not both")
     if passes is None and level is None:
@@ -144,6 +148,12 @@ def uninstall() -> None:
 def installed() -> bool:
     """Whether :func:`install` is in effect."""
     return _installed is not None
+
+
+def _triton_version() -> str:
+    import triton
+
+    return getattr(triton, "__version__", "?")
 
 
 _EMPTY_MODULE = ".version 8.0\n.target sm_80\n.address_size 64\n"

@@ -20,10 +20,11 @@ create_exception!(
      ValueError or RuntimeError."
 );
 
-/// One remark, located: (line, col, pass, function, message).
-type RemarkRow = (usize, usize, &'static str, String, String);
-/// One diagnostic, located: (line, col, end_line, end_col, message).
-type DiagnosticRow = (usize, usize, usize, usize, String);
+/// One remark, located: (line, col, pass, function, demangled function, message).
+type RemarkRow = (usize, usize, &'static str, String, Option<String>, String);
+/// One diagnostic, located: (line, col, end_line, end_col, message, notes),
+/// a note as (line, col, message).
+type DiagnosticRow = (usize, usize, usize, usize, String, Vec<(usize, usize, String)>);
 
 /// What a successful run hands to Python: (ptx, changed, stats, remarks),
 /// stats as (pass, [(counter, value)]) in pipeline order.
@@ -58,34 +59,37 @@ fn options(
     Ok(options)
 }
 
-/// `FILE:LINE:COL: error: MESSAGE`, one line per diagnostic (the first line
-/// of what the `ptx-opt` tool prints, without the source snippet).
-fn render(file: &str, error: &ptx_opt::Error, rows: &[DiagnosticRow]) -> String {
-    if error.diagnostics.is_empty() {
-        return format!("{file}: error: {error}");
-    }
-    let suffix = match &error.kind {
-        ptx_opt::ErrorKind::BrokeIr(pass) => format!(" (after pass '{pass}', which produced invalid PTX)"),
-        _ => String::new(),
-    };
-    rows.iter()
-        .map(|(line, col, _, _, message)| format!("{file}:{line}:{col}: error: {message}{suffix}"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 fn failure(file: &str, source: &str, error: ptx_opt::Error) -> PyErr {
     let index = ptx_opt::LineIndex::new(source);
+    // Synthesized code has no place in the input (line 0), except in the
+    // parser's errors, where 0..0 is the start of the file.
+    let locate = |span: ptx_opt::Span| {
+        if span.is_synthetic() && error.kind != ptx_opt::ErrorKind::Parse {
+            return ((0, 0), (0, 0));
+        }
+        let start = index.line_col(source, span.start as usize);
+        (start, index.line_col(source, (span.end as usize).max(span.start as usize)))
+    };
     let rows: Vec<DiagnosticRow> = error
         .diagnostics
         .iter()
         .map(|d| {
-            let (line, col) = index.line_col(source, d.span.start as usize);
-            let (end_line, end_col) = index.line_col(source, (d.span.end as usize).max(d.span.start as usize));
-            (line, col, end_line, end_col, d.message.clone())
+            let ((line, col), (end_line, end_col)) = locate(d.span);
+            let notes = d
+                .notes
+                .iter()
+                .map(|n| {
+                    let ((line, col), _) = locate(n.span);
+                    (line, col, n.message.clone())
+                })
+                .collect();
+            (line, col, end_line, end_col, d.message.clone(), notes)
         })
         .collect();
-    let rendered = render(file, &error, &rows);
+    // What the `ptx-opt` tool prints: `FILE:LINE:COL: error: MESSAGE`, the
+    // source line with carets, notes; at most DEFAULT_ERROR_LIMIT of them.
+    let rendered = ptx_opt::render_error(file, source, &error, &ptx_opt::RenderOptions::default());
+    let rendered = rendered.trim_end().to_string();
     let (kind, detail) = match &error.kind {
         ptx_opt::ErrorKind::Parse => ("parse", String::new()),
         ptx_opt::ErrorKind::InvalidInput => ("invalid-input", String::new()),
@@ -111,7 +115,8 @@ fn run(source: &Arc<str>, options: &ptx_opt::Options) -> Result<RunRows, ptx_opt
         for remark in out.run.passes.iter().flat_map(|p| &p.stats.remarks) {
             let (line, col) =
                 if remark.span.is_synthetic() { (0, 0) } else { index.line_col(source, remark.span.start as usize) };
-            remarks.push((line, col, remark.pass, remark.function.clone(), remark.message.clone()));
+            let demangled = ptx_opt::demangle(&remark.function);
+            remarks.push((line, col, remark.pass, remark.function.clone(), demangled, remark.message.clone()));
         }
     }
     Ok((out.ptx, changed, stats, remarks))
@@ -119,7 +124,8 @@ fn run(source: &Arc<str>, options: &ptx_opt::Options) -> Result<RunRows, ptx_opt
 
 /// Runs the passes on `ptx` with the GIL released. Returns (ptx, changed,
 /// stats, remarks); stats is {pass: {counter: value}} (counters of a pass
-/// listed twice are summed), remarks are (line, col, pass, function, message).
+/// listed twice are summed), remarks are (line, col, pass, function,
+/// demangled function, message).
 #[pyfunction]
 #[pyo3(signature = (ptx, passes=None, level=None, verify=true, threads=None, source_name="<input>"))]
 #[allow(clippy::type_complexity)]

@@ -162,6 +162,8 @@ def statements(block):
     cur = ""
     for line in lines + [""]:
         s = line.strip()
+        if re.match(r"^(\.\w+\s+)?defaults to\b", s):
+            continue  # prose: `.asel defaults to .b3210`
         if not cur:
             if not s:
                 continue
@@ -182,7 +184,8 @@ def statements(block):
                 # `.bxyzw, where x,y,z,w are from { 0, ..., 7 }`: a sample.
                 vals = [".b3210", ".b7654", ".b0123", ".b4567", ".b0000", ".b7777", ".b1357", ".b6420"]
             elif body.startswith("{") and body.endswith("}"):
-                vals = [x for part in split_top(body[1:-1]) for x in expand_value(part)]
+                # A missing comma (`.b1, .b10 .b2`) still separates values.
+                vals = [x for part in split_top(body[1:-1]) for word in part.split() for x in expand_value(word)]
             else:
                 vals = expand_value(body)
             for n in names:
@@ -376,6 +379,10 @@ def realise_operand(tok, cx, ch, position, defs, state):
         return None
     # `{!}c`: optional negation.
     neg = False
+    if tok.startswith("{-}"):
+        # `{-}a`: an optional negated source (vmad).
+        inner = realise_operand(tok[3:], cx, ch, position, defs, state)
+        return ("-" if ch.pick(2) else "") + inner
     negatable = tok.startswith("{!}") or tok.startswith("!")
     if tok.startswith("{!}"):
         neg = bool(ch.pick(2))
