@@ -25,8 +25,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Of the instances ptxas rejects, the least share (in thousandths) we
-/// must reject too. Measured: see the table in the commit that last raised it.
-const CATCH_FLOOR_PERMILLE: usize = 759;
+/// must reject too. Measured: see the table in the commit that last changed
+/// it (705: 5303 of 7513 after the sweep's regeneration of 87e8d30, which
+/// turned 1748 rejected instances into accepted ones).
+const CATCH_FLOOR_PERMILLE: usize = 705;
 
 fn sweep_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/isa-sweep")
