@@ -4,9 +4,18 @@
 # pinned test requirements (python/requirements-test.txt: maturin, pytest,
 # Triton), and runs its tests (python/tests, Triton's included) and the
 # example. Fails if a test fails or if pytest collects none. Extra arguments
-# go to pytest. Needs python3 (3.9+) with venv and pip, and PyPI the first time.
+# go to pytest. Needs python3 (3.10+) with venv and pip, and PyPI the first time.
+#
+# `--install-only` (first argument) stops once the wheel is installed in the
+# venv: what scripts/bench.sh uses before timing the package
+# (python/bench/overhead.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+install_only=false
+if [ "${1:-}" = --install-only ]; then
+    install_only=true
+    shift
+fi
 dir=${PTX_OPT_PYTHON_DIR:-.cache/python}
 venv=$dir/venv
 requirements=python/requirements-test.txt
@@ -20,12 +29,17 @@ fi
 
 # The crate is its own workspace (python/Cargo.toml), which the root's
 # `cargo fmt --all` and `cargo clippy --workspace` do not see.
-cargo fmt --manifest-path python/Cargo.toml -- --check
-cargo clippy -q --manifest-path python/Cargo.toml --all-targets -- -D warnings
+if ! $install_only; then
+    cargo fmt --manifest-path python/Cargo.toml -- --check
+    cargo clippy -q --manifest-path python/Cargo.toml --all-targets -- -D warnings
+fi
 
 rm -rf "$dir/wheels"
 "$venv/bin/maturin" build -q --release -m python/Cargo.toml -o "$dir/wheels"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$dir"/wheels/ptx_opt-*.whl
+if $install_only; then
+    exit 0
+fi
 
 # The project's ptxas for the example (its test falls back to Triton's).
 PTXAS=$(bash scripts/fetch-toolchain.sh | sed -n 's/^ptxas13=//p')
