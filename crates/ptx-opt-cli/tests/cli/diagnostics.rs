@@ -54,13 +54,102 @@ fn colour_only_when_asked_or_on_a_terminal() {
     let source = kernel_with_errors(1);
     let (_, always) = run(&["--color=always"], &source);
     assert!(always.contains("\u{1b}[1m\u{1b}[31merror\u{1b}[0m"), "{always:?}");
-    // Standard error is a pipe here: auto means no colour.
+    // Standard error is a pipe here: auto means no colour (a terminal: see
+    // colour_on_a_terminal_unless_told_otherwise).
     for args in [&["--color=never"][..], &["--color=auto"][..], &[][..]] {
         let (_, plain) = run(args, &source);
         assert!(!plain.contains('\u{1b}'), "{args:?}: {plain:?}");
     }
     let (status, stderr) = run(&["--color=sometimes"], &source);
     assert_eq!(status, Some(2), "{stderr}");
+}
+
+/// Runs ptx-opt with a pseudo-terminal as standard error (what `--color=auto`
+/// looks at), the input on standard input; returns the exit status and what
+/// the terminal showed.
+#[cfg(unix)]
+fn run_on_a_terminal(args: &[&str], env: &[(&str, &str)], stdin: &str) -> (Option<i32>, String) {
+    use std::io::{Read, Write};
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::process::{Command, Stdio};
+    let (mut controller, mut terminal) = (-1, -1);
+    // SAFETY: openpty writes two new descriptors into the two integers.
+    let made = unsafe {
+        libc::openpty(&mut controller, &mut terminal, std::ptr::null_mut(), std::ptr::null(), std::ptr::null())
+    };
+    assert_eq!(made, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (controller, terminal) = unsafe { (OwnedFd::from_raw_fd(controller), OwnedFd::from_raw_fd(terminal)) };
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ptx-opt"));
+    command.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::from(terminal));
+    for var in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM"] {
+        command.env_remove(var);
+    }
+    command.env("TERM", "xterm-256color").envs(env.iter().copied());
+    let mut child = command.spawn().expect("ptx-opt starts");
+    // The parent's copy of the terminal end went into the Command; drop it so
+    // that reading the controller ends (EIO) when ptx-opt exits.
+    drop(command);
+    let reader = std::thread::spawn(move || {
+        let mut file = std::fs::File::from(controller);
+        let mut shown = Vec::new();
+        let mut buf = [0u8; 4096];
+        loop {
+            match file.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => shown.extend_from_slice(&buf[..n]),
+            }
+        }
+        shown
+    });
+    let mut input = child.stdin.take().expect("stdin is piped");
+    let _ = input.write_all(stdin.as_bytes());
+    drop(input);
+    let output = child.wait_with_output().expect("ptx-opt runs");
+    assert!(output.stdout.is_empty());
+    let shown = reader.join().expect("reader");
+    // The terminal turns each "\n" into "\r\n" (onlcr).
+    (output.status.code(), String::from_utf8_lossy(&shown).replace("\r\n", "\n"))
+}
+
+#[cfg(unix)]
+#[test]
+fn colour_on_a_terminal_unless_told_otherwise() {
+    let source = kernel_with_errors(1);
+    let (_, piped) = run(&[], &source);
+    for args in [&["--color=auto"][..], &[][..]] {
+        let (status, shown) = run_on_a_terminal(args, &[], &source);
+        assert_eq!(status, Some(1));
+        assert!(shown.contains("\u{1b}[1m\u{1b}[31merror\u{1b}[0m"), "{args:?}: {shown:?}");
+        // The same text, coloured.
+        let plain: String = strip_sgr(&shown);
+        assert_eq!(plain, piped, "{args:?}");
+    }
+    // --color=never and NO_COLOR win over the terminal.
+    for (args, env) in [(&["--color=never"][..], &[][..]), (&[][..], &[("NO_COLOR", "1")][..])] {
+        let (status, shown) = run_on_a_terminal(args, env, &source);
+        assert_eq!(status, Some(1));
+        assert_eq!(shown, piped, "{args:?} {env:?}");
+    }
+}
+
+/// Text without its SGR sequences (`ESC [ ... m`).
+#[cfg(unix)]
+fn strip_sgr(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for d in chars.by_ref() {
+                if d == 'm' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[test]

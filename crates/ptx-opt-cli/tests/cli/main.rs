@@ -10,6 +10,9 @@
 //!   `-O3`), `--check`, `--print-changed`, `--filter-function`, dumps.
 //! - `diagnostics`: `--color`, carets under operands, notes, `--error-limit`
 //!   and the summary line, control characters escaped.
+//! - `graphs`: `--emit=cfg-dot`/`defuse-dot`, one file per function with
+//!   `--dot-dir`, parsed and rendered with graphviz; a 100-instruction
+//!   kernel's def-use graph stays readable.
 //! - `behaviour`: flags, `-o`, standard input, byte-identical output and a
 //!   closed output pipe.
 //! - `mutations`: a few hundred seeded mutants of corpus files through the
@@ -21,6 +24,7 @@
 mod behaviour;
 mod command_line;
 mod diagnostics;
+mod graphs;
 mod mutations;
 mod parse_errors;
 mod parse_snapshots;
