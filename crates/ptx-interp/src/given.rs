@@ -6,16 +6,22 @@
 //! # comments run to the end of the line
 //! grid 2                      # CTAs: x, or x,y,z
 //! block 32,1,1                # threads per CTA
+//! kernel add_one              # which kernel (instead of --kernel)
 //! param n = 100               # integer: decimal, -decimal or 0x hex
 //! param 2 = 1.5               # by index; a float for .f32/.f64 parameters
 //! buffer out = zero 256       # a pointer parameter: 256 zero bytes
 //! buffer in = u32 1 2 0x10    # or elements: u8 u16 u32 u64 s8 s16 s32 s64 f32 f64
 //! expect out = u32 2 4 0x20   # after the run, the first elements of the buffer
+//! expect out+8 = u32 0x20     # elements from byte 8 on
 //! ```
 //!
-//! A parameter is named by its full name or its index. Every parameter must
-//! be given: a pointer by `buffer`, any other by `param` (a by-value array
-//! or struct takes an integer, stored little-endian and zero-padded).
+//! A parameter is named by its full name or its index. Every scalar
+//! parameter must be given by `param` (a by-value array or struct takes an
+//! integer, stored little-endian and zero-padded); a pointer parameter by
+//! `buffer`, or, if not named, it gets zeroed bytes (`--buffer-size`).
+//! For `f32`/`f64` elements and float parameters, a `0x` literal is the
+//! bit pattern and anything else is a number (`1`, `-2.5`, `inf`, `nan`),
+//! rounded to nearest.
 
 use crate::inputs::{buffer_base, ParamKind, ParamSpec};
 use crate::machine::{Buffer, KernelArgs, RunOutput};
@@ -62,11 +68,27 @@ impl Element {
     fn encode(self, text: &str) -> Result<Vec<u8>, String> {
         let n = self.size();
         let bits = match self {
-            Element::F32 if !is_int_literal(text) => (parse_float(text)? as f32).to_bits() as u64,
-            Element::F64 if !is_int_literal(text) => parse_float(text)?.to_bits(),
+            Element::F32 if !is_hex_literal(text) => parse_f32(text)?.to_bits() as u64,
+            Element::F64 if !is_hex_literal(text) => parse_float(text)?.to_bits(),
             _ => parse_int(text, 8 * n as u32)?,
         };
         Ok(bits.to_le_bytes()[..n].to_vec())
+    }
+
+    /// The type's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Element::Unsigned(1) => "u8",
+            Element::Unsigned(2) => "u16",
+            Element::Unsigned(4) => "u32",
+            Element::Unsigned(_) => "u64",
+            Element::Signed(1) => "s8",
+            Element::Signed(2) => "s16",
+            Element::Signed(4) => "s32",
+            Element::Signed(_) => "s64",
+            Element::F32 => "f32",
+            Element::F64 => "f64",
+        }
     }
 
     /// The element at the start of `bytes`, as text.
@@ -112,6 +134,8 @@ pub struct Expect {
     pub param: ParamRef,
     /// How to read and print it.
     pub element: Element,
+    /// Byte offset of the first element in the buffer.
+    pub offset: usize,
     /// The expected elements, encoded.
     pub bytes: Vec<u8>,
     /// Source line, for messages.
@@ -129,15 +153,22 @@ pub struct GivenInputs {
     pub params: Vec<(ParamRef, Given)>,
     /// Checks after the run.
     pub expects: Vec<Expect>,
+    /// The kernel to run, if given.
+    pub kernel: Option<String>,
 }
 
-fn is_int_literal(text: &str) -> bool {
-    let t = text.strip_prefix('-').unwrap_or(text);
-    t.starts_with("0x") || t.starts_with("0X") || (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+/// A `0x` literal: for a float, its bit pattern.
+fn is_hex_literal(text: &str) -> bool {
+    text.starts_with("0x") || text.starts_with("0X")
 }
 
 fn parse_float(text: &str) -> Result<f64, String> {
     text.parse::<f64>().map_err(|_| format!("'{text}' is not a number"))
+}
+
+/// An f32 rounded once from the decimal text (not through f64).
+fn parse_f32(text: &str) -> Result<f32, String> {
+    text.parse::<f32>().map_err(|_| format!("'{text}' is not a number"))
 }
 
 /// An integer literal (decimal, negative decimal, 0x hex) as a `bits`-wide pattern.
@@ -183,8 +214,11 @@ fn parse_ref(text: &str) -> ParamRef {
     }
 }
 
-/// Largest buffer a `zero N` line may ask for.
-const MAX_GIVEN_BUFFER: usize = 64 << 20;
+/// Most CTAs in a grid, and threads in a block, the interpreter runs.
+const MAX_LAUNCH: u64 = 1024;
+
+/// Largest buffer a line may give (buffers are this far apart).
+pub const MAX_GIVEN_BUFFER: usize = crate::memory::GLOBAL_STRIDE as usize;
 
 fn parse_contents(words: &[&str]) -> Result<(Element, Vec<u8>), String> {
     match words {
@@ -201,6 +235,12 @@ fn parse_contents(words: &[&str]) -> Result<(Element, Vec<u8>), String> {
             let mut bytes = Vec::with_capacity(values.len() * element.size());
             for v in values {
                 bytes.extend(element.encode(v)?);
+            }
+            if bytes.is_empty() {
+                return Err(format!("no {ty} elements"));
+            }
+            if bytes.len() > MAX_GIVEN_BUFFER {
+                return Err(format!("buffer of {} bytes is larger than {MAX_GIVEN_BUFFER}", bytes.len()));
             }
             Ok((element, bytes))
         }
@@ -226,13 +266,43 @@ impl GivenInputs {
         let (keyword, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let rest = rest.trim();
         match keyword {
-            "grid" => self.grid = Some(parse_dims(rest)?),
-            "block" => self.block = Some(parse_dims(rest)?),
+            "kernel" => {
+                if rest.is_empty() || rest.contains(char::is_whitespace) {
+                    return Err("expected 'kernel NAME'".into());
+                }
+                self.kernel = Some(rest.to_string());
+            }
+            "grid" | "block" => {
+                let dims = parse_dims(rest)?;
+                let total = dims.iter().map(|&d| d as u64).product::<u64>();
+                if total > MAX_LAUNCH {
+                    return Err(format!("{keyword} of {total} is larger than the interpreter runs ({MAX_LAUNCH})"));
+                }
+                if keyword == "grid" {
+                    self.grid = Some(dims);
+                } else {
+                    self.block = Some(dims);
+                }
+            }
             "param" | "buffer" | "expect" => {
                 let (name, value) = rest.split_once('=').ok_or_else(|| format!("expected '{keyword} NAME = ...'"))?;
                 let (name, value) = (name.trim(), value.trim());
                 if name.is_empty() || value.is_empty() {
                     return Err(format!("expected '{keyword} NAME = ...'"));
+                }
+                let (name, offset) = match name.split_once('+') {
+                    Some((n, off)) if keyword == "expect" => {
+                        let off = off.trim();
+                        let off = parse_int(off, 64)
+                            .ok()
+                            .filter(|&o| o <= MAX_GIVEN_BUFFER as u64)
+                            .ok_or_else(|| format!("'{off}' is not a byte offset"))?;
+                        (n.trim(), off as usize)
+                    }
+                    _ => (name, 0),
+                };
+                if name.is_empty() || name.contains(char::is_whitespace) {
+                    return Err(format!("'{name}' is not a parameter name or index"));
                 }
                 let param = parse_ref(name);
                 let words: Vec<&str> = value.split_whitespace().collect();
@@ -249,11 +319,11 @@ impl GivenInputs {
                     }
                     _ => {
                         let (element, bytes) = parse_contents(&words)?;
-                        self.expects.push(Expect { param, element, bytes, line: number });
+                        self.expects.push(Expect { param, element, offset, bytes, line: number });
                     }
                 }
             }
-            other => return Err(format!("unknown keyword '{other}' (grid, block, param, buffer, expect)")),
+            other => return Err(format!("unknown keyword '{other}' (kernel, grid, block, param, buffer, expect)")),
         }
         Ok(())
     }
@@ -266,8 +336,12 @@ impl GivenInputs {
     }
 
     /// The kernel arguments for parameters `specs`: pointers get their
-    /// buffers at the usual bases, in parameter order.
-    pub fn args(&self, specs: &[ParamSpec]) -> Result<KernelArgs, String> {
+    /// buffers at the usual bases, in parameter order; a pointer not given
+    /// gets `default_buffer` zero bytes.
+    pub fn args(&self, specs: &[ParamSpec], default_buffer: usize) -> Result<KernelArgs, String> {
+        if default_buffer > MAX_GIVEN_BUFFER {
+            return Err(format!("buffer of {default_buffer} bytes is larger than {MAX_GIVEN_BUFFER}"));
+        }
         let mut given: Vec<Option<&Given>> = vec![None; specs.len()];
         for (r, g) in &self.params {
             let (i, _) = Self::find(specs, r).ok_or_else(|| format!("no parameter {}", show_ref(r)))?;
@@ -276,6 +350,11 @@ impl GivenInputs {
         let mut args = KernelArgs::default();
         for (spec, g) in specs.iter().zip(given) {
             let size = spec.size as usize;
+            let zeroed = Given::Buffer(vec![0; default_buffer]);
+            let g = match (&spec.kind, g) {
+                (&ParamKind::Pointer, None) => Some(&zeroed),
+                _ => g,
+            };
             let bytes = match (&spec.kind, g) {
                 (_, None) => return Err(format!("parameter {} is not given", spec.name)),
                 (&ParamKind::Pointer, Some(Given::Buffer(data))) => {
@@ -289,12 +368,12 @@ impl GivenInputs {
                 (_, Some(Given::Buffer(_))) => {
                     return Err(format!("parameter {} is not a pointer: give it a value", spec.name))
                 }
-                (&ParamKind::Float { bits }, Some(Given::Scalar(v))) if !is_int_literal(v) => {
+                (&ParamKind::Float { bits }, Some(Given::Scalar(v))) if !is_hex_literal(v) => {
                     let element = if bits == 64 { Element::F64 } else { Element::F32 };
                     if bits == 16 {
                         return Err(format!("parameter {}: give an f16 value as its bits (0x...)", spec.name));
                     }
-                    element.encode(v)?
+                    element.encode(v).map_err(|e| format!("parameter {}: {e}", spec.name))?
                 }
                 (_, Some(Given::Scalar(v))) => {
                     let bits = (8 * size.min(8)) as u32;
@@ -325,13 +404,15 @@ impl GivenInputs {
             };
             let n = e.element.size();
             for (k, want) in e.bytes.chunks(n).enumerate() {
-                let got = buffer.data.get(k * n..(k + 1) * n);
+                let at = e.offset + k * n;
+                let got = buffer.data.get(at..at + n);
                 if got != Some(want) {
                     let got = got.map(|g| e.element.show(g)).unwrap_or_else(|| "past the end".into());
                     problems.push(format!(
-                        "line {}: {}[{k}] is {got}, expected {}",
+                        "line {}: {} byte {at} ({}) is {got}, expected {}",
                         e.line,
                         spec.name,
+                        e.element.name(),
                         e.element.show(want)
                     ));
                 }

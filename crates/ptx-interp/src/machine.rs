@@ -204,8 +204,8 @@ pub fn run_function(
     let info = &prog.funcs[func.index()];
     let mut block = info.reqntid.unwrap_or(cfg.block);
     if let Some(max) = info.maxntid {
-        let limit = max[0].max(1) * max[1].max(1) * max[2].max(1);
-        while block[0] * block[1] * block[2] > limit && block[0] > 1 {
+        let limit = max.iter().map(|&d| d.max(1) as u64).product::<u64>();
+        while block.iter().map(|&d| d.max(1) as u64).product::<u64>() > limit && block[0] > 1 {
             block[0] /= 2;
         }
     }

@@ -25,20 +25,25 @@ enum Command {
     /// and print its buffers as hex.
     ///
     /// Given inputs, one per line (a .run file, or each --input):
+    ///   kernel NAME                      the kernel (instead of --kernel)
     ///   grid 2 | block 32,1,1             launch shape (x or x,y,z)
     ///   param NAME = 100 | -3 | 0x1f | 1.5  a scalar parameter (name or index)
     ///   buffer NAME = zero 256           a pointer parameter: 256 zero bytes
     ///   buffer NAME = u32 1 2 0x10       or elements (u8..u64, s8..s64, f32, f64)
     ///   expect NAME = u32 2 4 0x20       check the buffer's first elements after the run
-    /// '#' starts a comment. Every parameter must be given. Exit 1 if an
-    /// expectation fails.
+    ///   expect NAME+16 = u8 7            ... or those from byte 16 on
+    /// '#' starts a comment. Every scalar parameter must be given; a pointer
+    /// not named gets --buffer-size zero bytes. For f32/f64, 0x... is the
+    /// bit pattern, anything else a number. Exit 1 if an expectation fails
+    /// or the kernel faults, 2 for a bad line, 3 if it cannot be modelled.
     #[command(verbatim_doc_comment)]
     Run {
         /// The PTX file.
         file: String,
-        /// The kernel (or device function) to run.
+        /// The kernel (or device function) to run; by default the inputs'
+        /// `kernel` line, or the module's only kernel.
         #[arg(long)]
-        kernel: String,
+        kernel: Option<String>,
         /// Input seed (decimal or 0x hex).
         #[arg(long, default_value = "0x5eed", value_parser = parse_seed)]
         seed: u64,
@@ -161,12 +166,6 @@ fn main() -> ExitCode {
                 }
             };
             let prog = Program::new(&module);
-            let Some(func) = prog.function(&kernel) else {
-                eprintln!("error: no function with a body named '{kernel}'");
-                return ExitCode::from(2);
-            };
-            let specs = infer_params(&prog, func);
-            let mut config = launch.config();
             let given = match given_inputs(inputs.as_deref(), &input_lines) {
                 Ok(g) => g,
                 Err(e) => {
@@ -174,11 +173,35 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let kernel = match kernel.or_else(|| given.as_ref().and_then(|g| g.kernel.clone())) {
+                Some(k) => k,
+                None => {
+                    let kernels: Vec<&str> = module
+                        .functions
+                        .values()
+                        .filter(|f| f.has_body() && ptx_interp::program::is_kernel(f))
+                        .map(|f| f.name.as_str())
+                        .collect();
+                    match kernels.as_slice() {
+                        [one] => one.to_string(),
+                        _ => {
+                            eprintln!("error: {} kernels: name one with --kernel", kernels.len());
+                            return ExitCode::from(2);
+                        }
+                    }
+                }
+            };
+            let Some(func) = prog.function(&kernel) else {
+                eprintln!("error: no function with a body named '{kernel}'");
+                return ExitCode::from(2);
+            };
+            let specs = infer_params(&prog, func);
+            let mut config = launch.config();
             let args = match &given {
                 Some(g) => {
                     config.grid = g.grid.unwrap_or(config.grid);
                     config.block = g.block.unwrap_or(config.block);
-                    match g.args(&specs) {
+                    match g.args(&specs, launch.buffer_size) {
                         Ok(a) => a,
                         Err(e) => {
                             eprintln!("error: {e}");

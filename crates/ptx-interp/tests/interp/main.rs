@@ -11,6 +11,8 @@
 //!   warp collectives, faults and limits;
 //! - `corpus`: diff(A, A) over every public corpus kernel, with the number
 //!   of supported kernels per generator;
+//! - `given`: `ptx-interp run` with given inputs: the format's parser and
+//!   errors, and the known-value cases of testdata/interp/known-values;
 //! - `mutations`: wrong rewrites of small kernels that the checker must
 //!   catch.
 
@@ -20,6 +22,7 @@ mod cli;
 mod control;
 mod corpus;
 mod cvt;
+mod given;
 mod harness;
 mod memory;
 mod models;

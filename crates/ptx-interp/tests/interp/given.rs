@@ -1,0 +1,230 @@
+//! `ptx-interp run` with given inputs: the line format's parser and its
+//! errors (exit 2, a message naming the line, never a panic), and the
+//! known-value cases of `testdata/interp/known-values` (`NAME.ptx` with
+//! `NAME.run`: one thread each, expected outputs worked out by hand from
+//! the ISA text), each run through the real binary.
+
+use ptx_interp::given::{Element, Given, GivenInputs, ParamRef};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn interp(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptx-interp")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+fn known_values_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/interp/known-values")
+}
+
+const KERNEL: &str = ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 k_out, .param .u32 k_n, .param .f32 k_x)\n{\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<2>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [k_out];\n\tld.param.u32 %r1, [k_n];\n\tld.param.f32 %f1, [k_x];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r2, %tid.x;\n\tmul.wide.u32 %rd3, %r2, 8;\n\tadd.s64 %rd3, %rd2, %rd3;\n\tadd.u32 %r3, %r1, %r2;\n\tst.global.u32 [%rd3], %r3;\n\tst.global.f32 [%rd3+4], %f1;\n\tret;\n}\n";
+
+#[test]
+fn parses_every_line_kind() {
+    let mut g = GivenInputs::default();
+    g.add_text(
+        "# a comment\n\nkernel k\ngrid 2,3\nblock 4,1,2 # trailing comment\nparam k_n = 0x10\nparam 2 = -1.5\n\
+         buffer k_out = zero 16\nbuffer in = s8 -1 127\nexpect k_out = u32 1 2\nexpect 0+8 = f32 0x3f800000 2\n",
+    )
+    .unwrap();
+    assert_eq!(g.kernel.as_deref(), Some("k"));
+    assert_eq!(g.grid, Some([2, 3, 1]));
+    assert_eq!(g.block, Some([4, 1, 2]));
+    assert_eq!(g.params[0], (ParamRef::Name("k_n".into()), Given::Scalar("0x10".into())));
+    assert_eq!(g.params[1], (ParamRef::Index(2), Given::Scalar("-1.5".into())));
+    assert_eq!(g.params[2], (ParamRef::Name("k_out".into()), Given::Buffer(vec![0; 16])));
+    assert_eq!(g.params[3], (ParamRef::Name("in".into()), Given::Buffer(vec![0xff, 0x7f])));
+    assert_eq!(g.expects.len(), 2);
+    assert_eq!((g.expects[0].element, g.expects[0].offset), (Element::Unsigned(4), 0));
+    assert_eq!(g.expects[0].bytes, [1, 0, 0, 0, 2, 0, 0, 0]);
+    // f32: 0x is the bit pattern, anything else a number.
+    assert_eq!((g.expects[1].param.clone(), g.expects[1].offset), (ParamRef::Index(0), 8));
+    assert_eq!(g.expects[1].bytes, [0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]);
+}
+
+#[test]
+fn element_encodings() {
+    let enc = |line: &str| {
+        let mut g = GivenInputs::default();
+        g.add_text(line).unwrap();
+        match &g.params[0].1 {
+            Given::Buffer(b) => b.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(enc("buffer b = u16 0xffff -1 -32768"), [0xff, 0xff, 0xff, 0xff, 0x00, 0x80]);
+    assert_eq!(enc("buffer b = s32 -2"), [0xfe, 0xff, 0xff, 0xff]);
+    assert_eq!(enc("buffer b = u64 0x0102030405060708"), [8, 7, 6, 5, 4, 3, 2, 1]);
+    assert_eq!(enc("buffer b = f32 1 -0 inf"), [0, 0, 0x80, 0x3f, 0, 0, 0, 0x80, 0, 0, 0x80, 0x7f]);
+    // An f32 decimal is rounded once to f32, not through f64.
+    assert_eq!(enc("buffer b = f32 1.00000005960464477539062500000001"), 0x3f80_0001u32.to_le_bytes());
+    assert_eq!(enc("buffer b = f64 0.5"), 0.5f64.to_bits().to_le_bytes());
+}
+
+#[test]
+fn bad_lines_give_clear_errors() {
+    let cases: &[(&str, &str)] = &[
+        ("grid", "is not a positive count"),
+        ("grid 0", "'0' is not a positive count"),
+        ("grid 1,2,3,4", "expected x, x,y or x,y,z"),
+        ("block x", "'x' is not a positive count"),
+        ("block 99999999999", "is not a positive count"),
+        ("kernel", "expected 'kernel NAME'"),
+        ("kernel a b", "expected 'kernel NAME'"),
+        ("launch 3", "unknown keyword 'launch'"),
+        ("param n 3", "expected 'param NAME = ...'"),
+        ("param = 3", "expected 'param NAME = ...'"),
+        ("param n =", "expected 'param NAME = ...'"),
+        ("param n = 1 2", "a parameter takes one value"),
+        ("param a b = 1", "'a b' is not a parameter name or index"),
+        ("buffer b = zero", "expected zero or an element type"),
+        ("buffer b = zero -4", "'-4' is not a size in bytes"),
+        ("buffer b = zero 99999999999", "is larger than"),
+        ("buffer b = i32 1", "'i32': expected zero or an element type"),
+        ("buffer b = u32", "no u32 elements"),
+        ("buffer b = u8 256", "'256' does not fit in 8 bits"),
+        ("buffer b = s8 -129", "'-129' does not fit in 8 bits"),
+        ("buffer b = u32 12abc", "'12abc' is not an integer"),
+        ("buffer b = u64 0x1ffffffffffffffff", "is not an integer"),
+        ("buffer b = f32 one", "'one' is not a number"),
+        ("buffer b = f32 0xzz", "'0xzz' is not an integer"),
+        ("expect b+x = u8 1", "'x' is not a byte offset"),
+        ("expect b+99999999999 = u8 1", "is not a byte offset"),
+        ("expect b = zero 1x", "is not a size in bytes"),
+    ];
+    for (line, want) in cases {
+        let mut g = GivenInputs::default();
+        let err = g.add_text(&format!("# first\n{line}\n")).expect_err(line);
+        assert!(err.starts_with("line 2: ") && err.contains(want), "{line}: {err}");
+    }
+}
+
+#[test]
+fn arguments_against_the_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = dir.path().join("k.ptx");
+    std::fs::write(&ptx, KERNEL).unwrap();
+    let ptx = ptx.to_string_lossy().into_owned();
+    let cases: &[(&[&str], &str)] = &[
+        (&["param k_n = 1"], "parameter k_x is not given"),
+        (&["param k_n = 1", "param k_x = 1", "param nope = 3"], "no parameter nope"),
+        (&["param k_n = 1", "param k_x = 1", "param 7 = 3"], "no parameter #7"),
+        (&["param k_n = 1", "param k_x = 1", "param k_out = 3"], "k_out is a pointer: give it a buffer"),
+        (&["param k_n = u32 1"], "a parameter takes one value"),
+        (&["buffer k_n = u32 1", "param k_x = 1", "buffer k_out = zero 8"], "k_n is not a pointer"),
+        (&["param k_n = 0x100000000", "param k_x = 1"], "parameter k_n: '0x100000000' does not fit in 32 bits"),
+        (&["param k_n = 1", "param k_x = many"], "parameter k_x: 'many' is not a number"),
+        (&["grid 2000", "param k_n = 1", "param k_x = 1"], "grid of 2000 is larger than the interpreter runs (1024)"),
+        (&["block 65536,65536,2"], "block of 8589934592 is larger"),
+    ];
+    for (lines, want) in cases {
+        let mut args = vec!["run", ptx.as_str()];
+        for l in *lines {
+            args.extend(["--input", l]);
+        }
+        let (code, text) = interp(&args);
+        assert!(!text.contains("panicked"), "{lines:?}: {text}");
+        assert_eq!(code, 2, "{lines:?}: {text}");
+        assert!(text.contains("error: ") && text.contains(want), "{lines:?}: {text}");
+    }
+    // A file's error names the file and the line.
+    let run = dir.path().join("bad.run");
+    std::fs::write(&run, "grid 1\nblock 1\nbuffer k_out = u8 300\n").unwrap();
+    let (code, text) = interp(&["run", &ptx, "--inputs", &run.to_string_lossy()]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("bad.run: line 3: '300' does not fit in 8 bits"), "{text}");
+    let (code, text) = interp(&["run", &ptx, "--inputs", &dir.path().join("missing.run").to_string_lossy()]);
+    assert_eq!(code, 2, "{text}");
+    let (code, text) = interp(&["run", &ptx, "--kernel", "other", "--input", "grid 1"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("no function with a body named 'other'"), "{text}");
+}
+
+#[test]
+fn given_values_run_and_print() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = dir.path().join("k.ptx");
+    std::fs::write(&ptx, KERNEL).unwrap();
+    let ptx = ptx.to_string_lossy().into_owned();
+    // The only kernel is taken; k_out is not named, so it gets zeroed bytes.
+    let (code, text) = interp(&[
+        "run",
+        &ptx,
+        "--buffer-size",
+        "24",
+        "--input",
+        "block 2",
+        "--input",
+        "grid 1",
+        "--input",
+        "param k_n = 0x7ffffffe",
+        "--input",
+        "param 2 = 1.5",
+        "--input",
+        "expect k_out = u32 0x7ffffffe 0x3fc00000 0x7fffffff",
+        "--input",
+        "expect k_out+12 = f32 1.5",
+        "--input",
+        "expect k_out+16 = u8 0 0 0 0 0 0 0 0",
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("param k_n (int32) = 0x7ffffffe"), "{text}");
+    assert!(text.contains("param k_x (float32) = 0x3fc00000"), "{text}");
+    assert!(text.contains("  000000: feffff7f 0000c03f ffffff7f 0000c03f 00000000 00000000\n"), "{text}");
+    assert!(text.contains("3 of 3 expectations met"), "{text}");
+    // A failed expectation: exit 1, each wrong element named.
+    let (code, text) = interp(&[
+        "run",
+        &ptx,
+        "--kernel",
+        "k",
+        "--input",
+        "grid 1\nblock 1\nbuffer k_out = u32 9 9 9\nparam k_n = -1\nparam k_x = 0x7f800000",
+        "--input",
+        "expect k_out = s32 -1 0 9",
+    ]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("0 of 1 expectations met"), "{text}");
+    assert!(text.contains("expectation failed: line 1: k_out byte 4 (s32) is 2139095040, expected 0"), "{text}");
+    assert!(!text.contains("byte 0 "), "{text}");
+    // Past the end of the buffer.
+    let (code, text) = interp(&[
+        "run",
+        &ptx,
+        "--input",
+        "grid 1\nblock 1\nbuffer k_out = zero 8\nparam k_n = 1\nparam k_x = 0\nexpect k_out+8 = u8 0",
+    ]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("k_out byte 8 (u8) is past the end"), "{text}");
+}
+
+/// Every `.run` file of testdata/interp/known-values passes with its `.ptx`.
+#[test]
+fn known_values() {
+    let dir = known_values_dir();
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "run"))
+        .collect();
+    runs.sort();
+    let mut expectations = 0;
+    let mut failures = Vec::new();
+    for run in &runs {
+        let ptx = run.with_extension("ptx");
+        assert!(ptx.exists(), "{} has no .ptx beside it", run.display());
+        let (code, text) = interp(&["run", &ptx.to_string_lossy(), "--inputs", &run.to_string_lossy()]);
+        let met = text.lines().find_map(|l| l.strip_suffix(" expectations met")).unwrap_or("");
+        let (got, of) = met.split_once(" of ").unwrap_or(("", ""));
+        if code != 0 || got != of || of == "0" || of.is_empty() {
+            failures.push(format!("{} (exit {code}):\n{text}", run.display()));
+        } else {
+            expectations += of.parse::<usize>().unwrap();
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(runs.len() >= 8 && expectations >= 25, "{} cases, {expectations} expectations", runs.len());
+}
