@@ -30,7 +30,9 @@ for arg in "$@"; do
         *) args+=("$arg") ;;
     esac
 done
+skipped="--no-python"
 if [ "$python" = auto ]; then
+    skipped="no venv at $venv: run scripts/test-python.sh, or pass --python"
     if [ -x "$venv/bin/maturin" ]; then python=yes; else python=no; fi
 fi
 
@@ -44,7 +46,7 @@ fi
 
 if [ "$python" = no ]; then
     echo
-    echo "python: skipped (no venv at $venv: run scripts/test-python.sh, or pass --python)"
+    echo "python: skipped ($skipped)"
     exit 0
 fi
 bash scripts/test-python.sh --install-only
