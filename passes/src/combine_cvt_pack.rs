@@ -25,8 +25,9 @@
 //! saturation read (otherwise the code is left alone). Saturations and pack
 //! steps left without uses are deleted; if that does not happen enough to
 //! keep the function from growing, the function is left as it was.
-//! Gated by the module: PTX 6.5 and sm_72 or newer; when gated off the pass
-//! says so in its counters.
+//! Gated by the module: PTX 6.5 and sm_72 or newer (or what the run's
+//! target override says); when gated off the pass says so in its counters
+//! and in a missed remark.
 
 use ptx_analysis::bytes::{self, ByteSources, Lane};
 use ptx_analysis::Values;
@@ -291,6 +292,14 @@ impl FunctionPass for CombineCvtPack {
         let module = cx.module;
         if !module.version_at_least(6, 5) || module.sm.is_none_or(|sm| sm < 72) {
             cx.count(GATED_OFF, 1);
+            let (major, minor) = module.version;
+            let target = module.sm.map_or_else(|| "no sm_ target".to_string(), |sm| format!("sm_{sm}"));
+            cx.missed(
+                func.span,
+                format!(
+                    "not run: cvt.pack.sat needs PTX 6.5 and sm_72, the module has PTX {major}.{minor} and {target}"
+                ),
+            );
             return Ok(false);
         }
         let roots: Vec<InstId> = func
@@ -334,6 +343,13 @@ impl FunctionPass for CombineCvtPack {
         if growth > 0 {
             rw.rollback(start);
             rw.count(UNDONE, plans.len() as u64);
+            for plan in &plans {
+                let span = rw.inst(plan.root).span;
+                rw.missed(
+                    span,
+                    format!("pack of saturations left alone: the function would grow by {growth} instructions (the saturations have other uses)"),
+                );
+            }
             return Ok(rw.finish());
         }
         rw.count(COMBINED, plans.len() as u64);

@@ -29,7 +29,39 @@ use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
 use rustc_hash::FxHashSet;
 
 /// The pass.
-pub struct FoldByteGathers;
+pub struct FoldByteGathers {
+    /// A gather is rewritten only when the function gets at least this
+    /// many instructions shorter (option `min-saving=N`; default 2).
+    pub min_saving: isize,
+}
+
+impl Default for FoldByteGathers {
+    fn default() -> Self {
+        FoldByteGathers { min_saving: 2 }
+    }
+}
+
+/// The options of a pipeline text, `fold-byte-gathers<min-saving=N>`, for `--help`.
+pub const OPTIONS: &str = "min-saving=N: rewrite a gather only when it removes at least N instructions (default 2)";
+
+/// Makes the pass from the options of a pipeline text (`min-saving=N`).
+pub fn create_with(options: &str) -> Result<Box<dyn ptx_pass::Pass>, String> {
+    let mut pass = FoldByteGathers::default();
+    for option in options.split(';').map(str::trim).filter(|o| !o.is_empty()) {
+        match option.split_once('=').map(|(key, value)| (key.trim(), value)) {
+            Some(("min-saving", n)) => {
+                pass.min_saving = n
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n: &isize| (0..=1000).contains(n))
+                    .ok_or_else(|| format!("min-saving takes a number from 0 to 1000, not '{}'", n.trim()))?;
+            }
+            _ => return Err(format!("unknown option '{option}' (it takes {OPTIONS})")),
+        }
+    }
+    Ok(Box::new(ptx_pass::PerFunction(pass)))
+}
 
 const GATHERS: Counter = Counter::new("gathers", "byte gathers made one prmt");
 const COPIES: Counter = Counter::new("copies", "bytes of a word rebuilt in order made a mov");
@@ -175,12 +207,19 @@ impl FunctionPass for FoldByteGathers {
             let span = rw.inst(plan.root).span;
             rw.replace(plan.root, plan.inst);
             let deleted = rw.erase_dead(plan.visited);
-            if rw.growth_since(&start) > -2 {
+            if rw.growth_since(&start) > -self.min_saving {
                 // Pieces read elsewhere: a prmt more, nothing less. And a
                 // gather of two instructions (a shift and an or) is one
                 // SASS instruction to ptxas already, which schedules it
                 // better than a PRMT (two Triton sm_90a matmuls got longer).
                 rw.rollback(start);
+                rw.missed(
+                    span,
+                    format!(
+                        "byte gather left alone: one prmt would save fewer than {} instructions (pieces read elsewhere, or a shift and an or that ptxas fuses)",
+                        self.min_saving
+                    ),
+                );
                 continue;
             }
             let (counter, what) = if plan.copy { (COPIES, "a copy") } else { (GATHERS, "one prmt") };

@@ -20,13 +20,13 @@ use ptx_pass::{Pass, PassInfo, PerFunction};
 /// Every pass, alphabetically: one line each (kept so by `rustfmt::skip`).
 #[rustfmt::skip]
 pub const REGISTRY: &[PassInfo] = &[
-    PassInfo { name: "combine-cvt-pack", description: "combine saturating conversions packed together into cvt.pack.sat (PTX 6.5+, sm_72+)", create: || Box::new(PerFunction(combine_cvt_pack::CombineCvtPack)) },
-    PassInfo { name: "dce", description: "delete pure instructions whose results nothing reads", create: || Box::new(PerFunction(dce::Dce)) },
-    PassInfo { name: "fold-byte-gathers", description: "a 32-bit value gathered byte by byte from one or two words (shifts, masks, or, bfi, prmt chains) becomes one prmt or a mov", create: || Box::new(PerFunction(fold_byte_gathers::FoldByteGathers)) },
-    PassInfo { name: "fold-dot-shuffles", description: "dp4a/dp2a (and dp4a chains) read whole source words instead of byte shuffles of them", create: || Box::new(PerFunction(fold_dot_shuffles::FoldDotShuffles)) },
-    PassInfo { name: "fold-prmt", description: "fold prmt whose selector is a known constant (to mov, a constant, one prmt, or a canonical selector)", create: || Box::new(PerFunction(fold_prmt::FoldPrmt)) },
-    PassInfo { name: "legalize-relaxed", description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)", create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)) },
-    PassInfo { name: "verify", description: "check operand types, declarations and labels (PTX ISA 9.4)", create: verify::create },
+    PassInfo { name: "combine-cvt-pack", description: "combine saturating conversions packed together into cvt.pack.sat (PTX 6.5+, sm_72+)", create: || Box::new(PerFunction(combine_cvt_pack::CombineCvtPack)), options: "", create_with: None },
+    PassInfo { name: "dce", description: "delete pure instructions whose results nothing reads", create: || Box::new(PerFunction(dce::Dce)), options: "", create_with: None },
+    PassInfo { name: "fold-byte-gathers", description: "a 32-bit value gathered byte by byte from one or two words (shifts, masks, or, bfi, prmt chains) becomes one prmt or a mov", create: || Box::new(PerFunction(fold_byte_gathers::FoldByteGathers::default())), options: fold_byte_gathers::OPTIONS, create_with: Some(fold_byte_gathers::create_with) },
+    PassInfo { name: "fold-dot-shuffles", description: "dp4a/dp2a (and dp4a chains) read whole source words instead of byte shuffles of them", create: || Box::new(PerFunction(fold_dot_shuffles::FoldDotShuffles)), options: "", create_with: None },
+    PassInfo { name: "fold-prmt", description: "fold prmt whose selector is a known constant (to mov, a constant, one prmt, or a canonical selector)", create: || Box::new(PerFunction(fold_prmt::FoldPrmt)), options: "", create_with: None },
+    PassInfo { name: "legalize-relaxed", description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)", create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)), options: "", create_with: None },
+    PassInfo { name: "verify", description: "check operand types, declarations and labels (PTX ISA 9.4)", create: verify::create, options: "", create_with: None },
 ];
 
 /// Looks up a pass by command-line name.

@@ -17,6 +17,9 @@ fn after_help() -> String {
     let mut s = String::from("Passes:\n");
     for p in ptx_opt::passes() {
         s.push_str(&format!("  {:<20} {}\n", p.name, p.description));
+        if !p.options.is_empty() {
+            s.push_str(&format!("  {:<20}   options: {}<{}>\n", "", p.name, p.options));
+        }
     }
     for level in 0..=2u8 {
         let list = ptx_opt::pipeline(level);
@@ -26,6 +29,7 @@ fn after_help() -> String {
         ));
     }
     s.push_str("\n-O3 and -Os: -O2\n");
+    s.push_str("\nPipeline text (--passes): steps separated by commas; a step is NAME, NAME<OPTION;OPTION>\nor default<O0|O1|O2|O3|Os> (e.g. --passes='legalize-relaxed,default<O2>').\n");
     s.push_str(
         "\nExit status:\n  0  success (with --check: nothing would change)\n  1  invalid input, or a file that cannot be read or written\n  2  usage error\n  3  --check: the pipeline would change something\n",
     );
@@ -47,10 +51,11 @@ struct Cli {
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
 
-    /// Comma-separated pass names to run, in order (empty: parse and print only).
-    /// LLVM's spelling -passes=LIST is accepted too.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
-    passes: Option<Vec<String>>,
+    /// The pipeline to run: comma-separated steps, each a pass name, a pass with options
+    /// (NAME<OPTION;OPTION>, e.g. fold-byte-gathers<min-saving=1>) or a default pipeline
+    /// (default<O2>); empty: parse and print only. LLVM's spelling -passes=TEXT works too.
+    #[arg(long, value_name = "PIPELINE")]
+    passes: Option<String>,
 
     /// Run the default pipeline of an optimization level: -O0, -O1, -O2; -O3 and -Os are
     /// aliases of -O2 (there is no more aggressive or smaller pipeline). The level is written
@@ -109,6 +114,21 @@ struct Cli {
     /// "demangled","message"}) or text (clang's -Rpass lines: FILE:LINE:COL: remark: ...).
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ReportFormat::Json)]
     remarks_format: ReportFormat,
+
+    /// Also write missed remarks to the --remarks destination: rewrites a pass looked at and
+    /// did not make, with the reason (clang's -Rpass-missed; JSON lines have "kind":"missed").
+    #[arg(long, requires = "remarks")]
+    remarks_missed: bool,
+
+    /// Gate the passes on this target (sm_XX, e.g. sm_90 or sm_90a) instead of the input's
+    /// .target; the input's .target stays as written unless --set-target.
+    #[arg(long, value_name = "sm_XX")]
+    target: Option<String>,
+
+    /// With --target: also write that target into the output's .target directive (the input
+    /// is then verified against it).
+    #[arg(long, requires = "target")]
+    set_target: bool,
 
     /// Worker threads for function passes (default: all cores).
     #[arg(long, value_name = "N")]
@@ -302,14 +322,26 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     if cli.passes.is_some() && cli.level.is_some() {
         return Err(Failure::Usage("--passes and -O cannot be combined".into()));
     }
-    let mut passes: Vec<String> = match (&cli.passes, cli.level) {
-        (Some(list), _) => list.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
-        (None, Some(level)) => ptx_opt::pipeline(level).iter().map(|s| s.to_string()).collect(),
+    let passes: Vec<ptx_opt::PassSpec> = match (&cli.passes, cli.level) {
+        (Some(text), _) => ptx_opt::parse_pipeline(text).map_err(|e| match e.kind {
+            ptx_opt::ErrorKind::UnknownPass(name) => {
+                Failure::Usage(format!("unknown pass '{name}' (see --list-passes)"))
+            }
+            _ => Failure::Usage(format!("--passes: {e}")),
+        })?,
+        (None, Some(level)) => ptx_opt::pipeline(level).iter().map(|&s| s.into()).collect(),
         (None, None) => Vec::new(),
     };
-    for name in passes.iter().chain(&cli.print_after) {
+    for name in &cli.print_after {
         if !ptx_opt::passes().iter().any(|p| p.name == name) {
             return Err(Failure::Usage(format!("unknown pass '{name}' (see --list-passes)")));
+        }
+    }
+    if let Some(target) = &cli.target {
+        // The library's check, before the input is read.
+        let probe = ptx_opt::Options { skip_verify: true, ..ptx_opt::Options::default() }.with_target(target.clone());
+        if let Err(e) = ptx_opt::run_passes(&mut ptx_opt::Module::default(), &probe) {
+            return Err(Failure::Usage(e.to_string()));
         }
     }
     if cli.dot_dir.is_some() && cli.emit.graph().is_none() {
@@ -343,7 +375,9 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     let source: std::sync::Arc<str> = std::sync::Arc::from(source);
 
     let options = ptx_opt::Options {
-        passes: std::mem::take(&mut passes).into_iter().map(ptx_opt::PassSpec::from).collect(),
+        passes,
+        target: cli.target.clone(),
+        set_target: cli.set_target,
         skip_verify: cli.no_verify,
         verify_each: cli.verify_each,
         print_after: cli.print_after.clone(),
@@ -422,9 +456,21 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     if cli.time_passes {
         render::times(&mut stderr, &times);
     }
-    let remarks = || match cli.remarks_format {
-        ReportFormat::Json => ptx_opt::remarks_json_lines(&display_name, &source, &run),
-        ReportFormat::Text => ptx_opt::remarks_text(&display_name, &source, &run),
+    let remarks = || {
+        let (mut text, missed) = match cli.remarks_format {
+            ReportFormat::Json => (
+                ptx_opt::remarks_json_lines(&display_name, &source, &run),
+                ptx_opt::missed_remarks_json_lines(&display_name, &source, &run),
+            ),
+            ReportFormat::Text => (
+                ptx_opt::remarks_text(&display_name, &source, &run),
+                ptx_opt::missed_remarks_text(&display_name, &source, &run),
+            ),
+        };
+        if cli.remarks_missed {
+            text.push_str(&missed);
+        }
+        text
     };
     if cli.remarks.is_some() && remarks_path.is_none() {
         let _ = stderr.write_all(remarks().as_bytes());

@@ -32,13 +32,17 @@
 #![deny(missing_docs)]
 
 pub use dot::{dot_file_name, function_dots, Graph};
+pub use pipeline::parse_pipeline;
 pub use ptx_analysis as analysis;
 pub use ptx_ir as ir;
 pub use ptx_ir::{Diagnostic, Module, Note, Span};
 pub use render::{render_error, RenderOptions, DEFAULT_ERROR_LIMIT};
-pub use report::{demangle, remarks_json_lines, remarks_text, stats_json};
+pub use report::{
+    demangle, missed_remarks_json_lines, missed_remarks_text, remarks_json_lines, remarks_text, stats_json,
+};
 
 mod dot;
+mod pipeline;
 mod render;
 mod report;
 pub use ptx_pass as pass;
@@ -217,6 +221,22 @@ pub struct Options {
     /// Print everything afresh (one statement per line, comments dropped)
     /// instead of keeping the text of unchanged parts.
     pub reformat: bool,
+    /// The target the passes gate on (`sm_90`, `sm_90a`: `sm_` and a
+    /// number, `a` or `f` after it), instead of the module's `.target`
+    /// (`--target`). The module's header stays as written unless
+    /// [`Options::set_target`]; the verifier checks the input against the
+    /// header, and the output too: an instruction the header does not allow
+    /// is [`ErrorKind::NeedsTarget`], never an output ptxas would reject.
+    /// [`ErrorKind::InvalidTarget`] for a name of another form. Such a run
+    /// is not streamed.
+    pub target: Option<String>,
+    /// Also write [`Options::target`] into the module's `.target` directive
+    /// (its `sm_` entry; `--set-target`), so that the output declares what
+    /// the passes assumed (ptxas rejects an instruction its `.target` does
+    /// not allow); the input is then verified against it. [`optimize`]
+    /// rewrites only that line of the text; [`run_passes`] changes
+    /// `module.target` and prints the module afresh.
+    pub set_target: bool,
 }
 
 impl Options {
@@ -258,6 +278,17 @@ impl Options {
     pub fn with_function_pass(mut self, pass: impl FunctionPass + 'static) -> Options {
         self.passes.push(PassSpec::function_pass(pass));
         self
+    }
+
+    /// Options running the steps of a pipeline text ([`parse_pipeline`]:
+    /// `"legalize-relaxed,default<O2>"`, `"fold-byte-gathers<min-saving=1>"`).
+    pub fn with_pipeline(text: &str) -> Result<Options, Error> {
+        Ok(Options { passes: parse_pipeline(text)?, ..Options::default() })
+    }
+
+    /// These options with the passes gating on `target` ([`Options::target`]).
+    pub fn with_target(self, target: impl Into<String>) -> Options {
+        Options { target: Some(target.into()), ..self }
     }
 
     /// Adds a module pass of your own at the end of the pipeline.
@@ -358,6 +389,16 @@ pub enum ErrorKind {
     Threads(String),
     /// An optimization level that has no pipeline ([`Options::with_level`]).
     UnknownLevel(u8),
+    /// A pipeline text that does not parse, or options a pass does not
+    /// take ([`parse_pipeline`]); the text says what is wrong.
+    InvalidPipeline(String),
+    /// A target that is not `sm_` and a number ([`Options::target`]).
+    InvalidTarget(String),
+    /// The passes, gating on [`Options::target`], wrote instructions the
+    /// module's `.target` (given here) does not allow; the diagnostics are
+    /// the verifier's. [`Options::set_target`] writes the target into the
+    /// header.
+    NeedsTarget(String),
 }
 
 /// An error with its diagnostics: data, never printed by the library.
@@ -401,6 +442,14 @@ impl std::fmt::Display for Error {
             ErrorKind::InvalidInput => write!(f, "invalid input (rejected by the verifier)")?,
             ErrorKind::Threads(e) => write!(f, "cannot create thread pool: {e}")?,
             ErrorKind::UnknownLevel(l) => write!(f, "no optimization level {l} (levels are 0 to {MAX_LEVEL})")?,
+            ErrorKind::InvalidPipeline(e) => write!(f, "invalid pipeline: {e}")?,
+            ErrorKind::NeedsTarget(t) => write!(
+                f,
+                "the passes wrote what '.target {t}' does not allow (they gated on another target: set it in the output with --set-target)"
+            )?,
+            ErrorKind::InvalidTarget(t) => {
+                write!(f, "invalid target '{t}' (expected sm_ and a number, as sm_80 or sm_90a)")?
+            }
         }
         if let Some(d) = self.diagnostics.first() {
             write!(f, ": {}", d.message)?;
@@ -423,16 +472,23 @@ pub fn print(module: &Module) -> String {
 
 /// A registered pass: name and one-line description.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct PassDescription {
     /// Command-line name.
     pub name: &'static str,
     /// One-line description.
     pub description: &'static str,
+    /// The options it takes in a pipeline text (`NAME<OPTIONS>`), in
+    /// words; empty if none.
+    pub options: &'static str,
 }
 
 /// Every registered pass, alphabetically.
 pub fn passes() -> Vec<PassDescription> {
-    ptx_passes::REGISTRY.iter().map(|p| PassDescription { name: p.name, description: p.description }).collect()
+    ptx_passes::REGISTRY
+        .iter()
+        .map(|p| PassDescription { name: p.name, description: p.description, options: p.options })
+        .collect()
 }
 
 /// The highest optimization level; levels are 0 to this.
@@ -447,6 +503,26 @@ pub fn pipeline(level: u8) -> &'static [&'static str] {
 
 /// Runs the passes of `options` on a parsed module.
 pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Error> {
+    if options.set_target && set_module_target(module, options)? {
+        module.mark_changed();
+    }
+    run_passes_as_written(module, options)
+}
+
+/// Writes [`Options::target`] into `module.target` when
+/// [`Options::set_target`] asks; true if that changed it.
+fn set_module_target(module: &mut Module, options: &Options) -> Result<bool, Error> {
+    let Some(target) = options.target.as_deref().filter(|_| options.set_target) else {
+        return Ok(false);
+    };
+    pipeline::check_target(target)?;
+    let before = module.target.clone();
+    pipeline::set_sm_target(&mut module.target, target);
+    Ok(module.target != before)
+}
+
+/// [`run_passes`] on the module's header as it is.
+fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassRun, Error> {
     let passes = create_passes(options)?;
     let manager = ptx_pass::PassManager::new(
         passes,
@@ -459,35 +535,53 @@ pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Err
         },
     );
     let run = || {
-        manager.run(module).map_err(|e| Error {
+        let run = manager.run(module).map_err(|e| Error {
             kind: match e.kind {
                 ptx_pass::PipelineErrorKind::Pass(p) => ErrorKind::Pass(p.into()),
                 ptx_pass::PipelineErrorKind::BrokeIr(p) => ErrorKind::BrokeIr(p.into()),
                 ptx_pass::PipelineErrorKind::InvalidInput => ErrorKind::InvalidInput,
             },
             diagnostics: e.diagnostics,
-        })
+        })?;
+        // Passes that gated on another target than the header's may have
+        // written what the header does not allow (ptxas would reject it):
+        // an error, never such an output.
+        if options.target.is_some() && run.passes.iter().any(|p| p.changed) {
+            let check = ptx_pass::PassManager::new(
+                ptx_passes::verifier().into_iter().collect(),
+                None,
+                ptx_pass::PassManagerOptions::default(),
+            );
+            if let Err(e) = check.run(module) {
+                return Err(Error {
+                    kind: ErrorKind::NeedsTarget(module.target.join(", ")),
+                    diagnostics: e.diagnostics,
+                });
+            }
+        }
+        Ok(run)
     };
     in_thread_pool(options, run)
 }
 
 fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Error> {
     let mut passes: Vec<Box<dyn Pass>> = Vec::with_capacity(options.passes.len());
+    if let Some(target) = &options.target {
+        pipeline::check_target(target)?;
+    }
     for spec in &options.passes {
-        match spec {
-            PassSpec::Object(pass) => passes.push(Box::new(SharedPass(pass.clone()))),
-            PassSpec::Named(name) => match ptx_passes::lookup(name) {
-                Some(info) => passes.push((info.create)()),
-                None => {
-                    // The step Options::with_level puts in place of a level that does not exist.
-                    let kind = match name.strip_prefix("-O").and_then(|l| l.parse().ok()) {
-                        Some(level) => ErrorKind::UnknownLevel(level),
-                        None => ErrorKind::UnknownPass(name.clone()),
-                    };
-                    return Err(Error { kind, diagnostics: Vec::new() });
-                }
-            },
-        }
+        let pass: Box<dyn Pass> = match spec {
+            PassSpec::Object(pass) => Box::new(SharedPass(pass.clone())),
+            PassSpec::Named(step) => pipeline::create_named(step)?,
+        };
+        // The verifier checks against the header as written (ptxas reads it).
+        let pass = match &options.target {
+            Some(target) if pass.name() != "verify" => {
+                Box::new(pipeline::Retargeted { inner: pass, target: target.clone() })
+            }
+            _ => pass,
+        };
+        passes.push(pass);
     }
     Ok(passes)
 }
@@ -554,7 +648,7 @@ pub fn optimize_shared(source: Arc<str>, options: &Options) -> Result<Output, Er
 /// Nothing to do but to see that the input parses: no pass, no
 /// verification, no reformatting.
 fn parse_check_only(options: &Options) -> bool {
-    options.passes.is_empty() && !options.reformat && options.skip_verify && !options.verify_each
+    options.passes.is_empty() && !options.reformat && options.skip_verify && !options.verify_each && !options.set_target
 }
 
 /// [`optimize`] with nothing to do: the output is the input once it is
@@ -579,8 +673,11 @@ pub fn optimize_in_batches(source: &str, options: &Options, batch_bytes: usize) 
 }
 
 fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Option<Output>, Error> {
-    let whole_module_needed =
-        options.reformat || options.verify_each || options.print_after_all || !options.print_after.is_empty();
+    let whole_module_needed = options.reformat
+        || options.verify_each
+        || options.print_after_all
+        || !options.print_after.is_empty()
+        || options.target.is_some();
     if whole_module_needed {
         return Ok(None);
     }
@@ -681,12 +778,25 @@ pub fn optimize_whole(source: &str, options: &Options) -> Result<Output, Error> 
 fn whole(source: Arc<str>, options: &Options) -> Result<Output, Error> {
     let mut module =
         ptx_parse::parse_shared(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
-    let run = run_passes(&mut module, options)?;
+    // A new .target is written into the text's own line (below), so that
+    // the rest of the text stays as it was.
+    let retargeted = set_module_target(&mut module, options)?;
+    let run = run_passes_as_written(&mut module, options)?;
     if options.reformat {
         module.mark_changed();
         return Ok(Output { ptx: ptx_ir::print::print_module_canonical(&module), run });
     }
-    Ok(Output { ptx: print(&module), run })
+    let ptx = print(&module);
+    if !retargeted {
+        return Ok(Output { ptx, run });
+    }
+    match pipeline::patch_target_line(&ptx, &module.target) {
+        Some(ptx) => Ok(Output { ptx, run }),
+        None => {
+            module.mark_changed();
+            Ok(Output { ptx: print(&module), run })
+        }
+    }
 }
 
 /// The control-flow graph of every function with a body, in DOT (one

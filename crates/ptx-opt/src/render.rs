@@ -93,6 +93,10 @@ pub fn render_error(file: &str, source: &str, error: &Error, options: &RenderOpt
     let mut out = String::new();
     let suffix = match &error.kind {
         ErrorKind::BrokeIr(pass) => format!(" (after pass '{pass}', which produced invalid PTX)"),
+        ErrorKind::NeedsTarget(_) => {
+            " (written by a pass that gated on another target: --set-target writes that target into the output)"
+                .to_string()
+        }
         _ => String::new(),
     };
     if error.diagnostics.is_empty() {

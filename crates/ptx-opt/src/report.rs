@@ -37,9 +37,24 @@ pub fn demangle(name: &str) -> Option<String> {
 /// `file` is the input's name as the caller gives it. Every key is always
 /// present; `demangled` is the function name itself when it is not mangled.
 pub fn remarks_json_lines(file: &str, source: &str, run: &PassRun) -> String {
+    json_lines(file, source, remarks(run), None)
+}
+
+/// The missed remarks of `run` (rewrites a pass looked at and did not make,
+/// with the reason: [`crate::PassStats::missed`]) as JSON Lines, with the
+/// keys of [`remarks_json_lines`] and `"kind":"missed"` after `message`:
+///
+/// ```text
+/// {"file":"k.ptx","line":5,"col":1,"pass":"combine-cvt-pack","function":"k","demangled":"k","message":"not run: ...","kind":"missed"}
+/// ```
+pub fn missed_remarks_json_lines(file: &str, source: &str, run: &PassRun) -> String {
+    json_lines(file, source, missed(run), Some("missed"))
+}
+
+fn json_lines<'r>(file: &str, source: &str, remarks: impl Iterator<Item = &'r Remark>, kind: Option<&str>) -> String {
     let index = LineIndex::new(source);
     let mut out = String::new();
-    for remark in remarks(run) {
+    for remark in remarks {
         let (line, col) = place(source, &index, remark);
         out.push_str("{\"file\":");
         push_json_string(&mut out, file);
@@ -51,6 +66,10 @@ pub fn remarks_json_lines(file: &str, source: &str, run: &PassRun) -> String {
         push_json_string(&mut out, &demangle(&remark.function).unwrap_or_else(|| remark.function.clone()));
         out.push_str(",\"message\":");
         push_json_string(&mut out, &remark.message);
+        if let Some(kind) = kind {
+            out.push_str(",\"kind\":");
+            push_json_string(&mut out, kind);
+        }
         out.push_str("}\n");
     }
     out
@@ -61,15 +80,25 @@ pub fn remarks_json_lines(file: &str, source: &str, run: &PassRun) -> String {
 /// demangled with its mangled name beside it (`in 'k(int*)' (_Z1kPi)`).
 /// Control characters are escaped as in diagnostics.
 pub fn remarks_text(file: &str, source: &str, run: &PassRun) -> String {
+    text_lines(file, source, remarks(run), "remark")
+}
+
+/// The missed remarks of `run` as clang prints `-Rpass-missed` remarks:
+/// `FILE:LINE:COL: remark: missed: REASON in 'FUNCTION' [PASS]`.
+pub fn missed_remarks_text(file: &str, source: &str, run: &PassRun) -> String {
+    text_lines(file, source, missed(run), "remark: missed")
+}
+
+fn text_lines<'r>(file: &str, source: &str, remarks: impl Iterator<Item = &'r Remark>, what: &str) -> String {
     let index = LineIndex::new(source);
     let mut out = String::new();
-    for remark in remarks(run) {
+    for remark in remarks {
         let (line, col) = place(source, &index, remark);
         let function = match demangle(&remark.function) {
             Some(demangled) => format!("'{demangled}' ({})", remark.function),
             None => format!("'{}'", remark.function),
         };
-        let text = format!("{file}:{line}:{col}: remark: {} in {function} [{}]", remark.message, remark.pass);
+        let text = format!("{file}:{line}:{col}: {what}: {} in {function} [{}]", remark.message, remark.pass);
         out.push_str(&crate::render::escape(&text));
         out.push('\n');
     }
@@ -106,6 +135,10 @@ pub fn stats_json(run: &PassRun) -> String {
 
 fn remarks(run: &PassRun) -> impl Iterator<Item = &Remark> {
     run.passes.iter().flat_map(|p| &p.stats.remarks)
+}
+
+fn missed(run: &PassRun) -> impl Iterator<Item = &Remark> {
+    run.passes.iter().flat_map(|p| &p.stats.missed)
 }
 
 fn place(source: &str, index: &LineIndex, remark: &Remark) -> (usize, usize) {
@@ -160,7 +193,8 @@ mod tests {
     fn run_with(remarks: Vec<Remark>) -> PassRun {
         let mut counters = std::collections::BTreeMap::new();
         counters.insert(Counter::new("copy", "prmt folded to a copy"), 2);
-        let stats = PassStats { counters, remarks };
+        let missed = vec![Remark { pass: "p", span: Span::new(2, 3), function: "h".into(), message: "why".into() }];
+        let stats = PassStats { counters, remarks, missed };
         PassRun {
             passes: vec![PassRecord { name: "p", changed: true, time: Default::default(), stats }],
             snapshots: vec![],
@@ -194,6 +228,16 @@ mod tests {
             remarks_text("k.ptx", source, &run),
             "k.ptx:2:4: remark: m1 in 'f\"g' [p]\nk.ptx:0:0: remark: m\\u{1b}2 in 'k(int*)' (_Z1kPi) [p]\n"
         );
+    }
+
+    #[test]
+    fn missed_remarks_apart_with_their_kind() {
+        let (source, run) = sample();
+        assert_eq!(
+            missed_remarks_json_lines("k.ptx", source, &run),
+            "{\"file\":\"k.ptx\",\"line\":2,\"col\":1,\"pass\":\"p\",\"function\":\"h\",\"demangled\":\"h\",\"message\":\"why\",\"kind\":\"missed\"}\n"
+        );
+        assert_eq!(missed_remarks_text("k.ptx", source, &run), "k.ptx:2:1: remark: missed: why in 'h' [p]\n");
     }
 
     #[test]

@@ -129,6 +129,7 @@ pub struct FunctionContext<'a> {
     pub analyses: &'a mut FunctionAnalyses,
     stats: BTreeMap<Counter, u64>,
     remarks: Vec<Remark>,
+    missed: Vec<Remark>,
     pass: &'static str,
     function: String,
 }
@@ -146,6 +147,7 @@ impl<'a> FunctionContext<'a> {
             analyses,
             stats: BTreeMap::new(),
             remarks: Vec::new(),
+            missed: Vec::new(),
             pass,
             function: function.to_string(),
         }
@@ -181,6 +183,19 @@ impl<'a> FunctionContext<'a> {
     /// Records a remark about a rewrite at `span`.
     pub fn remark(&mut self, span: Span, message: impl Into<String>) {
         self.remarks.push(Remark { pass: self.pass, span, function: self.function.clone(), message: message.into() });
+    }
+
+    /// Records a missed remark: a rewrite the pass looked at (or a whole
+    /// function it skipped) at `span` and did not make, with the reason
+    /// (`-Rpass-missed`). Kept apart from the remarks of rewrites made
+    /// ([`PassStats::missed`]); a rollback does not take them back.
+    pub fn missed(&mut self, span: Span, reason: impl Into<String>) {
+        self.missed.push(Remark { pass: self.pass, span, function: self.function.clone(), message: reason.into() });
+    }
+
+    /// The missed remarks so far, taken out of the context.
+    pub fn take_missed(&mut self) -> Vec<Remark> {
+        std::mem::take(&mut self.missed)
     }
 
     /// Consumes the context, returning its counters and remarks.
@@ -259,6 +274,8 @@ pub struct PassStats {
     pub counters: BTreeMap<Counter, u64>,
     /// Remarks, in function order.
     pub remarks: Vec<Remark>,
+    /// Missed remarks (rewrites not made, and why), in function order.
+    pub missed: Vec<Remark>,
 }
 
 impl PassStats {
@@ -297,27 +314,29 @@ pub fn run_function_pass<P: FunctionPass + ?Sized>(
         .into_par_iter()
         .map(|(func, analyses)| {
             if !func.has_body() {
-                return (Ok(false), BTreeMap::new(), Vec::new());
+                return (Ok(false), BTreeMap::new(), Vec::new(), Vec::new());
             }
             let mut fcx = FunctionContext::new(&info, analyses, name, &func.name);
             let result = pass.run_on_function(func, &mut fcx);
+            let missed = fcx.take_missed();
             let (counters, remarks) = fcx.finish();
             if matches!(result, Ok(true)) {
                 func.mark_changed();
                 analyses.invalidate(keep);
             }
-            (result, counters, remarks)
+            (result, counters, remarks, missed)
         })
         .collect();
     let stats = &mut cx.stats;
     let mut changed = false;
     let mut errors = Vec::new();
-    for (result, counters, remarks) in results {
+    for (result, counters, remarks, mut missed) in results {
         match result {
             Ok(c) => changed |= c,
             Err(mut e) => errors.append(&mut e),
         }
         stats.absorb(counters, remarks);
+        stats.missed.append(&mut missed);
     }
     if errors.is_empty() {
         Ok(changed)
@@ -347,6 +366,10 @@ impl<P: FunctionPass> Pass for PerFunction<P> {
     }
 }
 
+/// Makes a pass from the options of a pipeline text (`NAME<OPTIONS>`), or
+/// says what is wrong with them.
+pub type CreateWithOptions = fn(&str) -> Result<Box<dyn Pass>, String>;
+
 /// A registry entry: one line per pass, which also drives `--help` and `--list-passes`.
 #[derive(Clone, Copy)]
 pub struct PassInfo {
@@ -356,4 +379,11 @@ pub struct PassInfo {
     pub description: &'static str,
     /// Makes the pass.
     pub create: fn() -> Box<dyn Pass>,
+    /// The options the pass takes in a pipeline text (`NAME<OPTIONS>`, as
+    /// LLVM's `-passes=`), in words for `--help`; empty if it takes none.
+    pub options: &'static str,
+    /// Makes the pass with the options of a pipeline text (what is between
+    /// `<` and `>`, options separated by `;`), or says what is wrong with
+    /// them. None: the pass takes no options.
+    pub create_with: Option<CreateWithOptions>,
 }

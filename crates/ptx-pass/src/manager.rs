@@ -64,7 +64,9 @@ impl PassRun {
         for (mine, theirs) in self.passes.iter_mut().zip(next.passes) {
             mine.changed |= theirs.changed;
             mine.time += theirs.time;
+            let mut missed = theirs.stats.missed;
             mine.stats.absorb(theirs.stats.counters, theirs.stats.remarks);
+            mine.stats.missed.append(&mut missed);
         }
         self.snapshots.extend(next.snapshots);
     }

@@ -169,6 +169,12 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
         self.cx.remark(span, message);
     }
 
+    /// Records a missed remark: a rewrite not made at `span`, and why
+    /// ([`FunctionContext::missed`]).
+    pub fn missed(&mut self, span: Span, reason: impl Into<String>) {
+        self.cx.missed(span, reason);
+    }
+
     /// Instructions in the body once the pending edits are applied.
     pub fn inst_count(&self) -> usize {
         self.func.inst_ids().count() + self.inserted.len() - self.erased.len()

@@ -288,3 +288,197 @@ fn completions_and_man_page_for_packagers() {
     let help = stdout_of(&run(&["--help"]));
     assert!(!help.contains("--completions") && !help.contains("--man"), "{help}");
 }
+
+/// A kernel combine-cvt-pack would rewrite, on sm_70 (no cvt.pack there).
+fn gated_off() -> PathBuf {
+    testdata("passes").join("combine-cvt-pack").join("gated-off-below-sm72.ptx")
+}
+
+#[test]
+fn pipeline_text_with_default_pipelines_and_pass_options() {
+    let input = rewritten();
+    let o2 = run(&["-O2", path(&input)]);
+    for text in ["default<O2>", "default<O3>", " default<Os> ,", "-passes=default<O2>"] {
+        let arg = if text.starts_with('-') { text.to_string() } else { format!("--passes={text}") };
+        let output = run(&[&arg, path(&input)]);
+        assert_eq!(output.status.code(), Some(0), "{text}: {}", stderr_of(&output));
+        assert_eq!(output.stdout, o2.stdout, "{text} is -O2");
+    }
+    let mixed = run(&["--passes=legalize-relaxed,default<O1>", "--stats=json", path(&input)]);
+    assert_eq!(mixed.status.code(), Some(0), "{}", stderr_of(&mixed));
+    let stats: serde_json::Value = serde_json::from_str(&stderr_of(&mixed)).expect("JSON");
+    let names: Vec<&str> = stats["passes"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["legalize-relaxed", "fold-prmt", "dce"]);
+
+    // A pass option: fold-byte-gathers keeps a gather that saves fewer than
+    // min-saving instructions (default 2) as it was.
+    let trap = testdata("passes").join("fold-byte-gathers").join("trap-pieces-read-elsewhere.ptx");
+    let original = std::fs::read(&trap).expect("readable");
+    for (text, changes) in [
+        ("fold-byte-gathers", false),
+        ("fold-byte-gathers<min-saving=2>", false),
+        ("fold-byte-gathers<min-saving=0>", true),
+        ("fold-byte-gathers< min-saving = 0 ;>", true),
+    ] {
+        let output = run(&[&format!("--passes={text}"), path(&trap)]);
+        assert_eq!(output.status.code(), Some(0), "{text}: {}", stderr_of(&output));
+        assert_eq!(output.stdout != original, changes, "{text}");
+        if changes {
+            assert!(stdout_of(&output).contains("prmt.b32"), "{text}");
+        }
+    }
+    // Bad texts: usage errors that say what is wrong.
+    for (text, says) in [
+        ("dce<aggressive>", "pass 'dce' takes no options"),
+        ("fold-byte-gathers<min-saving=x>", "min-saving takes a number"),
+        ("fold-byte-gathers<speed=2>", "unknown option 'speed=2'"),
+        ("default<O9>", "default<...> takes a level"),
+        ("default", "default<...> takes a level"),
+        ("dce<", "'<' without '>'"),
+        ("no-such-pass<x>", "unknown pass 'no-such-pass'"),
+    ] {
+        let output = run(&[&format!("--passes={text}"), path(&input)]);
+        assert_eq!(output.status.code(), Some(2), "{text}");
+        assert!(stderr_of(&output).contains(says), "{text}: {}", stderr_of(&output));
+        assert!(output.stdout.is_empty());
+    }
+    // --help lists the options.
+    let help = stdout_of(&run(&["--help"]));
+    assert!(help.contains("options: fold-byte-gathers<min-saving=N"), "{help}");
+    assert!(help.contains("default<O0|O1|O2|O3|Os>"), "{help}");
+}
+
+#[test]
+fn target_overrides_what_the_passes_gate_on() {
+    let input = gated_off();
+    let original = std::fs::read_to_string(&input).expect("readable");
+    // As written (sm_70) the pass is gated off: the output is the input.
+    let plain = run(&["-O2", path(&input)]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr_of(&plain));
+    assert_eq!(stdout_of(&plain), original);
+    // Gating on sm_80 with the header as written would give PTX that ptxas
+    // rejects ('cvt.pack requires .target sm_72'): an error, no output.
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let refused = ptx_opt(dir.path(), &["-O2", "--target=sm_80", path(&input), "-o", "out.ptx"], b"");
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr_of(&refused));
+    let stderr = stderr_of(&refused);
+    assert!(stderr.contains("cvt.pack requires .target sm_72") && stderr.contains("--set-target"), "{stderr}");
+    assert!(!dir.path().join("out.ptx").exists());
+    // --set-target writes the target into the header; only that line changes
+    // besides the rewrite.
+    let set = run(&["-O2", "--target=sm_80", "--set-target", "--stats=json", path(&input)]);
+    assert_eq!(set.status.code(), Some(0), "{}", stderr_of(&set));
+    let out = stdout_of(&set);
+    assert!(out.contains("\n.target sm_80\n") && out.contains("cvt.pack.sat.s16.s32"), "{out}");
+    assert!(out.starts_with("// sm_70 has no cvt.pack"), "comments kept: {out}");
+    let stats: serde_json::Value = serde_json::from_str(&stderr_of(&set)).expect("JSON");
+    assert_eq!(stats["passes"][0]["counters"]["combined"], 1);
+    // A target below what the file says gates a pass off; a pass that does
+    // not depend on the target is unaffected.
+    let narrow = rewritten();
+    let low = run(&["-O2", "--target=sm_70", "--stats=json", path(&narrow)]);
+    assert_eq!(low.status.code(), Some(0), "{}", stderr_of(&low));
+    let stats: serde_json::Value = serde_json::from_str(&stderr_of(&low)).expect("JSON");
+    assert_eq!(stats["passes"][0]["counters"]["gated-off"], 1);
+    assert!(!stdout_of(&low).contains("cvt.pack"));
+    assert!(stdout_of(&low).contains(".target sm_80"), "the header stays as written");
+    // Bad spellings and --set-target alone are usage errors.
+    for args in [&["--target=sm80"][..], &["--target=compute_80"], &["--target=sm_9"], &["--set-target"]] {
+        let mut all = args.to_vec();
+        all.push(path(&input));
+        let output = run(&all);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", stderr_of(&output));
+        assert!(output.stdout.is_empty());
+    }
+    assert!(stderr_of(&run(&["--target=sm80", path(&input)])).contains("invalid target 'sm80'"));
+}
+
+#[test]
+fn missed_remarks_with_the_reason_behind_a_flag() {
+    let input = gated_off();
+    let file = input.display().to_string();
+    // Without the flag: only rewrites made (none here).
+    let quiet = run(&["-O2", "--remarks=-", "--remarks-format=text", path(&input)]);
+    assert_eq!(stderr_of(&quiet), "");
+    let text = run(&["-O2", "--remarks=-", "--remarks-format=text", "--remarks-missed", path(&input)]);
+    assert_eq!(text.status.code(), Some(0), "{}", stderr_of(&text));
+    assert_eq!(
+        stderr_of(&text),
+        format!(
+            "{file}:7:1: remark: missed: not run: cvt.pack.sat needs PTX 6.5 and sm_72, the module has PTX 8.0 and sm_70 \
+             in 'gated_off_below_sm72' [combine-cvt-pack]\n"
+        )
+    );
+    let json = run(&["-O2", "--remarks=-", "--remarks-missed", path(&input)]);
+    let line: serde_json::Value = serde_json::from_str(stderr_of(&json).trim()).expect("one JSON line");
+    assert_eq!(line["kind"], "missed");
+    assert_eq!(line["pass"], "combine-cvt-pack");
+    assert_eq!(line["line"], 7);
+    assert!(line["message"].as_str().unwrap().contains("needs PTX 6.5 and sm_72"));
+    // A site a pass looked at and left, with why; the rewrites made come first.
+    let trap = testdata("passes").join("fold-byte-gathers").join("trap-pieces-read-elsewhere.ptx");
+    let site =
+        run(&["--passes=fold-byte-gathers", "--remarks=-", "--remarks-format=text", "--remarks-missed", path(&trap)]);
+    assert!(
+        stderr_of(&site)
+            .contains(":24:2: remark: missed: byte gather left alone: one prmt would save fewer than 2 instructions"),
+        "{}",
+        stderr_of(&site)
+    );
+    // The flag needs --remarks.
+    let usage = run(&["-O2", "--remarks-missed", path(&input)]);
+    assert_eq!(usage.status.code(), Some(2));
+}
+
+/// The README's usage section names every flag `--help` lists (and the
+/// hidden ones for packagers), and the exit codes 0 to 3.
+#[test]
+fn readme_usage_documents_every_flag_and_exit_code() {
+    let readme = std::fs::read_to_string(testdata("..").join("README.md")).expect("README.md");
+    let start = readme.find("## Using it").expect("a usage section");
+    let usage = &readme[start..start + readme[start..].find("\n## ").expect("a next section")];
+    let help = stdout_of(&run(&["--help"]));
+    // The flag lines of --help: "  -o <FILE>", "      --stats[=<FORMAT>]", "  -h, --help".
+    let mut flags: Vec<String> = help
+        .lines()
+        .filter(|l| l.trim_start().starts_with('-') && !l.trim_start().starts_with("- "))
+        .flat_map(|l| {
+            l.split([',', ' '])
+                .filter(|w| w.starts_with('-'))
+                .map(|w| w.split(['=', '[', '<']).next().unwrap_or(w).trim_end_matches(':').to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    flags.extend(["--completions".to_string(), "--man".to_string()]);
+    assert!(flags.len() > 25, "{flags:?}");
+    for flag in &flags {
+        assert!(usage.contains(flag.as_str()), "README's usage section does not document {flag}");
+    }
+    for code in ["0 success", "1 invalid\ninput", "2\nusage", "3 `--check`"] {
+        assert!(usage.contains(code), "README's exit codes lack {code:?}");
+    }
+}
+
+/// Packaging: both licence files Cargo.toml names, and a version on every
+/// path dependency (crates.io refuses a package whose path dependencies
+/// have none).
+#[test]
+fn licences_and_versions_on_path_dependencies() {
+    let root = testdata("..");
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
+    assert!(manifest.contains("license = \"MIT OR Apache-2.0\""));
+    for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        assert!(root.join(licence).is_file(), "{licence}");
+    }
+    let manifests = [
+        root.join("Cargo.toml"),
+        root.join("crates/ptx-opt-capi/Cargo.toml"),
+        root.join("examples/custom-pass/Cargo.toml"),
+    ];
+    for path in manifests {
+        let text = std::fs::read_to_string(&path).expect("a manifest");
+        for line in text.lines().filter(|l| l.contains("path = \"") && l.contains('{')) {
+            assert!(line.contains("version = \""), "{}: a path dependency without a version: {line}", path.display());
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! Pipeline texts as LLVM's `opt -passes=` writes them, and the target the
+//! passes gate on.
+//!
+//! A pipeline text is a comma-separated list of steps: a pass name
+//! (`fold-prmt`), a pass with options (`fold-byte-gathers<min-saving=1>`,
+//! options separated by `;`), or a default pipeline (`default<O2>`; `O0` to
+//! `O3` and `Os`, as the command line's `-O`). Spaces around steps are
+//! ignored, and so are empty steps.
+
+use crate::{Error, ErrorKind, PassSpec, MAX_LEVEL};
+use ptx_ir::{Diagnostic, Module};
+use ptx_pass::{Pass, PassContext};
+
+/// The steps of a pipeline text, each a registered pass (with its options
+/// as written), `default<ON>` expanded; [`ErrorKind::InvalidPipeline`] names
+/// what is wrong, [`ErrorKind::UnknownPass`] a name that is not registered.
+///
+/// ```
+/// let steps = ptx_opt::parse_pipeline("legalize-relaxed, default<O1>, fold-byte-gathers<min-saving=1>")?;
+/// assert_eq!(steps, ["legalize-relaxed", "fold-prmt", "dce", "fold-byte-gathers<min-saving=1>"]);
+/// assert!(ptx_opt::parse_pipeline("dce<aggressive>").is_err()); // dce takes no options
+/// assert!(ptx_opt::parse_pipeline("default<O7>").is_err());
+/// # Ok::<(), ptx_opt::Error>(())
+/// ```
+pub fn parse_pipeline(text: &str) -> Result<Vec<PassSpec>, Error> {
+    let invalid = |message: String| Error { kind: ErrorKind::InvalidPipeline(message), diagnostics: Vec::new() };
+    let mut steps = Vec::new();
+    for step in split_steps(text).map_err(invalid)? {
+        let step = step.trim();
+        if step.is_empty() {
+            continue;
+        }
+        let (name, options) = split_options(step).map_err(invalid)?;
+        if name == "default" {
+            let level = match options {
+                Some("O0") => 0,
+                Some("O1") => 1,
+                Some("O2" | "O3" | "Os") => 2,
+                _ => {
+                    return Err(invalid(format!(
+                        "'{step}': default<...> takes a level, O0 to O{MAX_LEVEL} (O3 and Os mean O2)"
+                    )))
+                }
+            };
+            steps.extend(ptx_passes::pipeline(level).iter().map(|&n| PassSpec::from(n)));
+            continue;
+        }
+        check_step(name, options)?;
+        steps.push(PassSpec::Named(step.to_string()));
+    }
+    Ok(steps)
+}
+
+/// The text split at the commas that are not inside `<...>`.
+fn split_steps(text: &str) -> Result<Vec<&str>, String> {
+    let mut steps = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.checked_sub(1).ok_or_else(|| format!("'>' without '<' in '{text}'"))?,
+            ',' if depth == 0 => {
+                steps.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 {
+        return Err(format!("'<' without '>' in '{text}'"));
+    }
+    steps.push(&text[start..]);
+    Ok(steps)
+}
+
+/// `name<options>` as (name, Some(options)); `name` as (name, None).
+fn split_options(step: &str) -> Result<(&str, Option<&str>), String> {
+    let Some(open) = step.find('<') else {
+        return Ok((step, None));
+    };
+    let inner = step[open + 1..]
+        .strip_suffix('>')
+        .filter(|inner| !inner.contains('<') && !inner.contains('>'))
+        .ok_or_else(|| format!("'{step}': options are written NAME<OPTION;OPTION>"))?;
+    Ok((step[..open].trim_end(), Some(inner)))
+}
+
+/// Checks a step against the registry: the name is registered and takes the options given.
+fn check_step(name: &str, options: Option<&str>) -> Result<(), Error> {
+    let Some(info) = ptx_passes::lookup(name) else {
+        return Err(Error { kind: ErrorKind::UnknownPass(name.to_string()), diagnostics: Vec::new() });
+    };
+    if let Some(options) = options {
+        create_with_options(info, options)?;
+    }
+    Ok(())
+}
+
+/// The pass of a registry entry made with `options`.
+pub(crate) fn create_with_options(info: &ptx_pass::PassInfo, options: &str) -> Result<Box<dyn Pass>, Error> {
+    let invalid = |message: String| Error { kind: ErrorKind::InvalidPipeline(message), diagnostics: Vec::new() };
+    match info.create_with {
+        Some(create) => create(options).map_err(|e| invalid(format!("{}<{options}>: {e}", info.name))),
+        None => Err(invalid(format!("pass '{}' takes no options ('{}<{options}>')", info.name, info.name))),
+    }
+}
+
+/// Makes the pass a pipeline step names (`NAME` or `NAME<OPTIONS>`).
+pub(crate) fn create_named(step: &str) -> Result<Box<dyn Pass>, Error> {
+    let invalid = |message: String| Error { kind: ErrorKind::InvalidPipeline(message), diagnostics: Vec::new() };
+    let (name, options) = split_options(step.trim()).map_err(invalid)?;
+    let Some(info) = ptx_passes::lookup(name) else {
+        // The step Options::with_level puts in place of a level that does not exist.
+        let kind = match name.strip_prefix("-O").and_then(|l| l.parse().ok()) {
+            Some(level) => ErrorKind::UnknownLevel(level),
+            None => ErrorKind::UnknownPass(name.to_string()),
+        };
+        return Err(Error { kind, diagnostics: Vec::new() });
+    };
+    match options {
+        None => Ok((info.create)()),
+        Some(options) => create_with_options(info, options),
+    }
+}
+
+/// Checks a target name given to [`crate::Options::target`]: `sm_` and a
+/// number, optionally followed by `a` or `f` (`sm_80`, `sm_90a`, `sm_100f`).
+pub(crate) fn check_target(target: &str) -> Result<(), Error> {
+    let valid = target
+        .strip_prefix("sm_")
+        .map(|rest| rest.strip_suffix(['a', 'f']).unwrap_or(rest))
+        .is_some_and(|digits| (2..=3).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()));
+    if valid {
+        Ok(())
+    } else {
+        Err(Error { kind: ErrorKind::InvalidTarget(target.to_string()), diagnostics: Vec::new() })
+    }
+}
+
+/// `entries` (a `.target` directive's) with its `sm_`/`compute_` entry
+/// replaced by `target`, or `target` first if it has none.
+pub(crate) fn set_sm_target(entries: &mut Vec<String>, target: &str) {
+    match entries.iter().position(|t| t.starts_with("sm_") || t.starts_with("compute_")) {
+        Some(i) => entries[i] = target.to_string(),
+        None => entries.insert(0, target.to_string()),
+    }
+}
+
+/// A pass that sees `target` as the module's `.target` while it runs (what
+/// [`crate::Options::target`] asks); the module's header is as it was
+/// afterwards.
+pub(crate) struct Retargeted {
+    pub(crate) inner: Box<dyn Pass>,
+    pub(crate) target: String,
+}
+
+impl Pass for Retargeted {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn preserves(&self) -> ptx_pass::Preserves {
+        self.inner.preserves()
+    }
+    fn run(&self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        let written = module.target.clone();
+        set_sm_target(&mut module.target, &self.target);
+        let result = self.inner.run(module, cx);
+        module.target = written;
+        result
+    }
+    fn invalidates_analyses(&self) -> bool {
+        self.inner.invalidates_analyses()
+    }
+    fn function_local(&self) -> bool {
+        self.inner.function_local()
+    }
+}
+
+/// `text` (a printed module) with its `.target` line saying `entries`;
+/// None if it has no `.target` line before its first function.
+pub(crate) fn patch_target_line(text: &str, entries: &[String]) -> Option<String> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with(".entry") || trimmed.starts_with(".func") || trimmed.starts_with(".visible") {
+            return None;
+        }
+        if trimmed.starts_with(".target") && trimmed[7..].starts_with([' ', '\t']) {
+            let indent = &line[..line.len() - trimmed.len()];
+            let ending = if line.ends_with("\r\n") {
+                "\r\n"
+            } else if line.ends_with('\n') {
+                "\n"
+            } else {
+                ""
+            };
+            let mut out = String::with_capacity(text.len() + 16);
+            out.push_str(&text[..offset]);
+            out.push_str(indent);
+            out.push_str(".target ");
+            out.push_str(&entries.join(", "));
+            out.push_str(ending);
+            out.push_str(&text[offset + line.len()..]);
+            return Some(out);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_and_options() {
+        assert_eq!(parse_pipeline("").unwrap(), Vec::<PassSpec>::new());
+        assert_eq!(parse_pipeline(" dce , ,fold-prmt").unwrap(), ["dce", "fold-prmt"]);
+        assert_eq!(parse_pipeline("default<O3>").unwrap(), crate::pipeline(2));
+        assert_eq!(parse_pipeline("default<Os>,dce").unwrap().len(), crate::pipeline(2).len() + 1);
+        for bad in ["dce<", "dce>", "dce<x>", "default", "default<O9>", "fold-byte-gathers<min-saving=x>", "a<b<c>>"] {
+            let err = parse_pipeline(bad).unwrap_err();
+            assert!(matches!(err.kind, ErrorKind::InvalidPipeline(_)), "{bad}: {err:?}");
+        }
+        assert_eq!(parse_pipeline("nope").unwrap_err().kind, ErrorKind::UnknownPass("nope".into()));
+        assert!(create_named("fold-byte-gathers<min-saving=0>").is_ok());
+        assert!(create_named("fold-byte-gathers<speed=9>").is_err());
+    }
+
+    #[test]
+    fn targets() {
+        for ok in ["sm_70", "sm_90a", "sm_100f", "sm_120"] {
+            assert!(check_target(ok).is_ok(), "{ok}");
+        }
+        for bad in ["sm70", "sm_", "sm_9", "sm_1000", "compute_80", "sm_80x", ""] {
+            assert!(check_target(bad).is_err(), "{bad}");
+        }
+        let mut entries = vec!["sm_70".to_string(), "debug".to_string()];
+        set_sm_target(&mut entries, "sm_90");
+        assert_eq!(entries, ["sm_90", "debug"]);
+        let text = "// c\n.version 8.0\n.target sm_70, debug\n.address_size 64\n.visible .entry k()\n{\n}\n";
+        assert_eq!(
+            patch_target_line(text, &entries).unwrap(),
+            "// c\n.version 8.0\n.target sm_90, debug\n.address_size 64\n.visible .entry k()\n{\n}\n"
+        );
+        assert_eq!(patch_target_line(".version 8.0\n.visible .entry k()\n.target x\n", &entries), None);
+    }
+}
