@@ -76,6 +76,24 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * Gates the passes on `target` (`"sm_90"`, `"sm_90a"`: `sm_` and a
+ * number, `a` or `f` after it) instead of the input's `.target`, as `ptx-opt
+ * --target`; NULL goes back to the input's. With `set_header` the target is
+ * also written into the output's `.target` (`--set-target`; the input is
+ * then verified against it); without, a pass's output that the input's
+ * `.target` does not allow fails the run (`PTX_OPT_ERROR_INPUT`) instead of
+ * giving PTX that ptxas rejects. Returns `PTX_OPT_OK`, or
+ * `PTX_OPT_ERROR_USAGE` (options unchanged; `ptx_opt_options_error` says
+ * why) for a NULL options object, text that is not UTF-8 or a target of
+ * another form.
+ *
+ * # Safety
+ * `options` is NULL or a live options object not used by another thread
+ * during the call; `target` is NULL or a NUL-terminated string.
+ */
+int ptx_opt_options_set_target(PtxOptOptions *options, const char *target, bool set_header);
+
+/**
  * The version of ptx-opt, e.g. "0.1.0" (a static string; do not free).
  */
 const char *ptx_opt_version(void);
@@ -96,11 +114,14 @@ PtxOptOptions *ptx_opt_options_create(void);
 void ptx_opt_options_destroy(PtxOptOptions *options);
 
 /**
- * Sets the passes to run, in order, as a comma-separated list of names
- * ("legalize-relaxed,verify"; spaces around names and empty entries are
- * ignored; "" runs no pass). Returns `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE`
- * (options unchanged) if a pointer is NULL, the list is not UTF-8 or a name
- * is not a registered pass.
+ * Sets the passes to run, in order, as a pipeline text, as `ptx-opt
+ * --passes` takes it: comma-separated steps, each a pass name, a pass with
+ * options (`fold-byte-gathers<min-saving=1>`) or a default pipeline
+ * (`default<O2>`): "legalize-relaxed,verify"; spaces around steps and empty
+ * steps are ignored; "" runs no pass. Returns `PTX_OPT_OK`, or
+ * `PTX_OPT_ERROR_USAGE` (options unchanged; `ptx_opt_options_error` says
+ * why) if a pointer is NULL, the text is not UTF-8 or does not parse, a
+ * name is not a registered pass or a pass does not take the options given.
  *
  * # Safety
  * `options` is NULL or a live options object not used by another thread
@@ -334,6 +355,20 @@ size_t ptx_opt_result_remark_count(const PtxOptResult *result);
  * `result` is NULL or a live result.
  */
 const char *ptx_opt_result_remarks(const PtxOptResult *result, int format);
+
+/**
+ * The missed remarks of a successful run (rewrites a pass looked at and did
+ * not make, with the reason; `ptx-opt --remarks-missed`), one per line, in
+ * `format`: `PTX_OPT_FORMAT_JSON` (the keys of `ptx_opt_result_remarks`
+ * and `"kind":"missed"`) or `PTX_OPT_FORMAT_TEXT` (`FILE:LINE:COL: remark:
+ * missed: REASON in 'FUNCTION' [PASS]`). Empty when there are none; NULL
+ * for a NULL result or another format. UTF-8, NUL-terminated, owned by the
+ * result.
+ *
+ * # Safety
+ * `result` is NULL or a live result.
+ */
+const char *ptx_opt_result_missed_remarks(const PtxOptResult *result, int format);
 
 /**
  * The counters of every pass as one JSON object (`ptx-opt --stats=json`):

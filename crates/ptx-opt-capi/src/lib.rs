@@ -58,6 +58,8 @@ pub struct PtxOptOptions {
     verify: bool,
     verify_each: bool,
     threads: Option<usize>,
+    target: Option<String>,
+    set_target: bool,
     source_name: String,
     render: facade::RenderOptions,
     /// Why the last setter failed (`ptx_opt_options_error`).
@@ -71,6 +73,8 @@ impl Default for PtxOptOptions {
             verify: true,
             verify_each: false,
             threads: None,
+            target: None,
+            set_target: false,
             source_name: "<input>".into(),
             render: facade::RenderOptions::default(),
             last_error: None,
@@ -91,6 +95,8 @@ pub struct PtxOptResult {
     remarks_json: CString,
     remarks_text: CString,
     remark_count: usize,
+    missed_json: CString,
+    missed_text: CString,
     stats_json: CString,
 }
 
@@ -105,6 +111,8 @@ impl PtxOptResult {
             remarks_json: CString::default(),
             remarks_text: CString::default(),
             remark_count: 0,
+            missed_json: CString::default(),
+            missed_text: CString::default(),
             stats_json: c_string(&facade::stats_json(&facade::PassRun::default())),
         }
     }
@@ -140,6 +148,53 @@ unsafe fn utf8<'a>(s: *const c_char) -> Option<&'a str> {
     CStr::from_ptr(s).to_str().ok()
 }
 
+/// Gates the passes on `target` (`"sm_90"`, `"sm_90a"`: `sm_` and a
+/// number, `a` or `f` after it) instead of the input's `.target`, as `ptx-opt
+/// --target`; NULL goes back to the input's. With `set_header` the target is
+/// also written into the output's `.target` (`--set-target`; the input is
+/// then verified against it); without, a pass's output that the input's
+/// `.target` does not allow fails the run (`PTX_OPT_ERROR_INPUT`) instead of
+/// giving PTX that ptxas rejects. Returns `PTX_OPT_OK`, or
+/// `PTX_OPT_ERROR_USAGE` (options unchanged; `ptx_opt_options_error` says
+/// why) for a NULL options object, text that is not UTF-8 or a target of
+/// another form.
+///
+/// # Safety
+/// `options` is NULL or a live options object not used by another thread
+/// during the call; `target` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_options_set_target(
+    options: *mut PtxOptOptions,
+    target: *const c_char,
+    set_header: bool,
+) -> c_int {
+    guard(PTX_OPT_ERROR_INTERNAL, || {
+        let Some(options) = options.as_mut() else {
+            return PTX_OPT_ERROR_USAGE;
+        };
+        if target.is_null() {
+            options.target = None;
+            options.set_target = false;
+            options.last_error = None;
+            return PTX_OPT_OK;
+        }
+        let Some(target) = utf8(target) else {
+            options.last_error = Some(c_string("the target is not UTF-8"));
+            return PTX_OPT_ERROR_USAGE;
+        };
+        // The library's check (no input, no verification: only the options).
+        let probe = facade::Options { skip_verify: true, ..facade::Options::default() }.with_target(target);
+        if let Err(e) = facade::run_passes(&mut facade::Module::default(), &probe) {
+            options.last_error = Some(c_string(&e.to_string()));
+            return PTX_OPT_ERROR_USAGE;
+        }
+        options.target = Some(target.to_string());
+        options.set_target = set_header;
+        options.last_error = None;
+        PTX_OPT_OK
+    })
+}
+
 /// The version of ptx-opt, e.g. "0.1.0" (a static string; do not free).
 #[no_mangle]
 pub extern "C" fn ptx_opt_version() -> *const c_char {
@@ -165,11 +220,14 @@ pub unsafe extern "C" fn ptx_opt_options_destroy(options: *mut PtxOptOptions) {
     }
 }
 
-/// Sets the passes to run, in order, as a comma-separated list of names
-/// ("legalize-relaxed,verify"; spaces around names and empty entries are
-/// ignored; "" runs no pass). Returns `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE`
-/// (options unchanged) if a pointer is NULL, the list is not UTF-8 or a name
-/// is not a registered pass.
+/// Sets the passes to run, in order, as a pipeline text, as `ptx-opt
+/// --passes` takes it: comma-separated steps, each a pass name, a pass with
+/// options (`fold-byte-gathers<min-saving=1>`) or a default pipeline
+/// (`default<O2>`): "legalize-relaxed,verify"; spaces around steps and empty
+/// steps are ignored; "" runs no pass. Returns `PTX_OPT_OK`, or
+/// `PTX_OPT_ERROR_USAGE` (options unchanged; `ptx_opt_options_error` says
+/// why) if a pointer is NULL, the text is not UTF-8 or does not parse, a
+/// name is not a registered pass or a pass does not take the options given.
 ///
 /// # Safety
 /// `options` is NULL or a live options object not used by another thread
@@ -180,13 +238,14 @@ pub unsafe extern "C" fn ptx_opt_options_set_passes(options: *mut PtxOptOptions,
         let (Some(options), Some(list)) = (options.as_mut(), utf8(passes)) else {
             return PTX_OPT_ERROR_USAGE;
         };
-        let names: Vec<String> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
-        let registry = facade::passes();
-        if let Some(unknown) = names.iter().find(|n| !registry.iter().any(|p| p.name == n.as_str())) {
-            options.last_error = Some(c_string(&format!("unknown pass '{unknown}'")));
-            return PTX_OPT_ERROR_USAGE;
-        }
-        options.passes = names;
+        let steps = match facade::parse_pipeline(list) {
+            Ok(steps) => steps,
+            Err(e) => {
+                options.last_error = Some(c_string(&e.to_string()));
+                return PTX_OPT_ERROR_USAGE;
+            }
+        };
+        options.passes = steps.iter().map(|s| s.name().to_string()).collect();
         options.last_error = None;
         PTX_OPT_OK
     })
@@ -436,6 +495,8 @@ fn run(options: &PtxOptOptions, input: &[u8]) -> PtxOptResult {
         skip_verify: !options.verify,
         verify_each: options.verify_each,
         threads: options.threads,
+        target: options.target.clone(),
+        set_target: options.set_target,
         ..facade::Options::with_passes(options.passes.iter().cloned())
     };
     match facade::optimize(source, &facade_options) {
@@ -444,6 +505,8 @@ fn run(options: &PtxOptOptions, input: &[u8]) -> PtxOptResult {
             let remark_count = run.passes.iter().map(|p| p.stats.remarks.len()).sum();
             let remarks_json = c_string(&facade::remarks_json_lines(name, source, run));
             let remarks_text = c_string(&facade::remarks_text(name, source, run));
+            let missed_json = c_string(&facade::missed_remarks_json_lines(name, source, run));
+            let missed_text = c_string(&facade::missed_remarks_text(name, source, run));
             let stats_json = c_string(&facade::stats_json(run));
             let mut bytes = output.ptx.into_bytes();
             bytes.push(0);
@@ -455,6 +518,8 @@ fn run(options: &PtxOptOptions, input: &[u8]) -> PtxOptResult {
                 remarks_json,
                 remarks_text,
                 remark_count,
+                missed_json,
+                missed_text,
                 stats_json,
             }
         }
@@ -483,7 +548,11 @@ fn unlocated(name: &str, message: &str) -> ResultDiagnostic {
 fn error_result(name: &str, source: &str, error: &facade::Error, render: &facade::RenderOptions) -> PtxOptResult {
     use facade::ErrorKind;
     let status = match error.kind {
-        ErrorKind::Parse | ErrorKind::Pass(_) | ErrorKind::BrokeIr(_) | ErrorKind::InvalidInput => PTX_OPT_ERROR_INPUT,
+        ErrorKind::Parse
+        | ErrorKind::Pass(_)
+        | ErrorKind::BrokeIr(_)
+        | ErrorKind::InvalidInput
+        | ErrorKind::NeedsTarget(_) => PTX_OPT_ERROR_INPUT,
         // A request the caller can fix: an unknown pass or level, threads; and kinds added later.
         _ => PTX_OPT_ERROR_USAGE,
     };
@@ -643,6 +712,25 @@ pub unsafe extern "C" fn ptx_opt_result_remarks(result: *const PtxOptResult, for
     guard(std::ptr::null(), || match (result.as_ref(), format) {
         (Some(r), PTX_OPT_FORMAT_JSON) => r.remarks_json.as_ptr(),
         (Some(r), PTX_OPT_FORMAT_TEXT) => r.remarks_text.as_ptr(),
+        _ => std::ptr::null(),
+    })
+}
+
+/// The missed remarks of a successful run (rewrites a pass looked at and did
+/// not make, with the reason; `ptx-opt --remarks-missed`), one per line, in
+/// `format`: `PTX_OPT_FORMAT_JSON` (the keys of `ptx_opt_result_remarks`
+/// and `"kind":"missed"`) or `PTX_OPT_FORMAT_TEXT` (`FILE:LINE:COL: remark:
+/// missed: REASON in 'FUNCTION' [PASS]`). Empty when there are none; NULL
+/// for a NULL result or another format. UTF-8, NUL-terminated, owned by the
+/// result.
+///
+/// # Safety
+/// `result` is NULL or a live result.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_result_missed_remarks(result: *const PtxOptResult, format: c_int) -> *const c_char {
+    guard(std::ptr::null(), || match (result.as_ref(), format) {
+        (Some(r), PTX_OPT_FORMAT_JSON) => r.missed_json.as_ptr(),
+        (Some(r), PTX_OPT_FORMAT_TEXT) => r.missed_text.as_ptr(),
         _ => std::ptr::null(),
     })
 }

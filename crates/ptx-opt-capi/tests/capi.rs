@@ -182,7 +182,42 @@ fn c_example_reports_errors_like_a_compiler() {
     let output = run(&exe, &[&example_file(), Path::new("no-such-pass")], &[]);
     assert_eq!(output.status.code(), Some(2));
     assert!(output.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown pass"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown pass 'no-such-pass'"));
+    let output = run(&exe, &[&example_file(), Path::new("dce<x>")], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("pass 'dce' takes no options"));
+}
+
+/// `optimize -v`: the version, the remarks (made and missed) and the counters.
+#[test]
+fn c_example_reports_what_the_run_did() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let exe = compile(&workspace_dir().join("examples/c/optimize.c"), Link::Static, dir.path());
+    let gated = workspace_dir().join("testdata/passes/combine-cvt-pack/gated-off-below-sm72.ptx");
+    for (input, pipeline) in [(example_file(), "default<O2>"), (gated.clone(), "default<O2>")] {
+        let output = run(&exe, &[Path::new("-v"), &input, Path::new(pipeline)], &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        let options = facade::Options::with_pipeline(pipeline).expect("a pipeline");
+        let source = std::fs::read_to_string(&input).expect("readable");
+        let want = facade::optimize(&source, &options).expect("optimizes");
+        assert_eq!(output.stdout, want.ptx.as_bytes());
+        let name = input.display().to_string();
+        let expected = format!(
+            "ptx-opt {}: {} remarks\n{}{}{}",
+            env!("CARGO_PKG_VERSION"),
+            want.run.passes.iter().map(|p| p.stats.remarks.len()).sum::<usize>(),
+            facade::remarks_text(&name, &source, &want.run),
+            facade::missed_remarks_text(&name, &source, &want.run),
+            facade::stats_json(&want.run)
+        );
+        assert_eq!(stderr, expected);
+        if input == gated {
+            assert!(stderr.contains(": remark: missed: not run: cvt.pack.sat needs PTX 6.5 and sm_72"), "{stderr}");
+        } else {
+            assert!(stderr.contains(": remark: ") && stderr.contains("\"changed\":true"), "{stderr}");
+        }
+    }
 }
 
 #[test]
@@ -241,6 +276,32 @@ fn pkg_config_flags(pkgconfig_dir: &Path) -> Vec<String> {
         }
     }
     flags
+}
+
+/// `pkg-config --cflags --libs ptx_opt` from the build tree (build.rs
+/// writes `target/<profile>/pkgconfig/ptx_opt.pc`): a program compiled and
+/// linked with those flags alone runs.
+#[test]
+fn pkg_config_works_from_the_build_tree() {
+    let pkgconfig = library_dir().join("pkgconfig");
+    let flags = pkg_config_flags(&pkgconfig);
+    let include = format!("-I{}", crate_dir().join("include").display());
+    assert!(flags.contains(&include), "{flags:?}");
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let exe = dir.path().join("parity-pkg-config");
+    let cc = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+    let output = Command::new(cc)
+        .args(["-std=c99", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Werror"])
+        .arg(crate_dir().join("tests/c/parity.c"))
+        .arg("-o")
+        .arg(&exe)
+        .args(&flags)
+        .output()
+        .expect("the C compiler (cc, or $CC) runs");
+    assert!(output.status.success(), "cc with {flags:?}:\n{}", String::from_utf8_lossy(&output.stderr));
+    // No library path at run time: the flags link the static library.
+    let output = run(&exe, &[&example_file()], &[]);
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "ok\n", "{}", String::from_utf8_lossy(&output.stderr));
 }
 
 #[test]

@@ -3,7 +3,8 @@
  * tests/capi.rs): the pass list, the version macros against the library's
  * version, the reason a setter failed, remarks in both formats, the
  * counters as JSON, and rendered diagnostics with notes, the error limit,
- * colours and escaped control characters.
+ * colours and escaped control characters; pipeline texts
+ * (default<O2>, pass options), the target override and missed remarks.
  *
  *   usage: parity REWRITTEN.ptx
  *
@@ -159,6 +160,62 @@ static void rendered(void) {
     ptx_opt_options_destroy(o);
 }
 
+/* A pack combine-cvt-pack rewrites, on sm_70, which has no cvt.pack. */
+static const char GATED[] =
+    ".version 8.0\n.target sm_70\n.address_size 64\n.visible .entry g(.param .u64 p)\n{\n"
+    "\t.reg .b16 %rs<3>;\n\t.reg .b32 %r<11>;\n\t.reg .b64 %rd<3>;\n"
+    "\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+    "\tld.global.u32 %r1, [%rd2];\n\tld.global.u32 %r2, [%rd2+4];\n"
+    "\tcvt.sat.s16.s32 %rs1, %r1;\n\tcvt.sat.s16.s32 %rs2, %r2;\n"
+    "\tmov.b32 %r10, {%rs1, %rs2};\n\tst.global.u32 [%rd2+16], %r10;\n\tret;\n}\n";
+
+/* --passes pipeline texts, --target/--set-target, missed remarks. */
+static void pipeline_target_missed(void) {
+    PtxOptOptions *o = ptx_opt_options_create();
+    ptx_opt_options_set_source_name(o, "g.ptx");
+    CHECK(ptx_opt_options_set_passes(o, "legalize-relaxed, default<O2>") == PTX_OPT_OK);
+    CHECK(ptx_opt_options_set_passes(o, "fold-byte-gathers<min-saving=1>") == PTX_OPT_OK);
+    CHECK(ptx_opt_options_set_passes(o, "dce<x>") == PTX_OPT_ERROR_USAGE);
+    CHECK(strstr(ptx_opt_options_error(o), "pass 'dce' takes no options") != NULL);
+    CHECK(ptx_opt_options_set_passes(o, "default<O9>") == PTX_OPT_ERROR_USAGE);
+    CHECK(ptx_opt_options_set_target(o, "sm80", false) == PTX_OPT_ERROR_USAGE);
+    CHECK(strstr(ptx_opt_options_error(o), "invalid target 'sm80'") != NULL);
+    CHECK(ptx_opt_options_set_target(NULL, "sm_80", false) == PTX_OPT_ERROR_USAGE);
+    CHECK(ptx_opt_options_set_passes(o, "default<O2>") == PTX_OPT_OK);
+
+    /* As written: gated off, the input back, and a missed remark saying why. */
+    PtxOptResult *r = NULL;
+    CHECK(ptx_opt_run(o, GATED, strlen(GATED), &r) == PTX_OPT_OK);
+    size_t len = 0;
+    CHECK(strcmp(ptx_opt_result_output(r, &len), GATED) == 0);
+    CHECK(ptx_opt_result_remarks(r, PTX_OPT_FORMAT_TEXT)[0] == '\0');
+    const char *missed = ptx_opt_result_missed_remarks(r, PTX_OPT_FORMAT_TEXT);
+    CHECK(missed != NULL && strncmp(missed, "g.ptx:4:1: remark: missed: not run: cvt.pack.sat needs PTX 6.5 and sm_72", 72) == 0);
+    const char *missed_json = ptx_opt_result_missed_remarks(r, PTX_OPT_FORMAT_JSON);
+    CHECK(missed_json != NULL && strstr(missed_json, "\"kind\":\"missed\"") != NULL && count_lines(missed_json) == 1);
+    CHECK(ptx_opt_result_missed_remarks(r, 7) == NULL && ptx_opt_result_missed_remarks(NULL, PTX_OPT_FORMAT_JSON) == NULL);
+    ptx_opt_result_free(r);
+
+    /* Gating on sm_80 with the header as written: ptxas would reject the output. */
+    CHECK(ptx_opt_options_set_target(o, "sm_80", false) == PTX_OPT_OK);
+    CHECK(ptx_opt_run(o, GATED, strlen(GATED), &r) == PTX_OPT_ERROR_INPUT);
+    CHECK(strstr(ptx_opt_result_rendered(r), "cvt.pack requires .target sm_72") != NULL);
+    ptx_opt_result_free(r);
+    /* Written into the header: the pack is made. */
+    CHECK(ptx_opt_options_set_target(o, "sm_80", true) == PTX_OPT_OK);
+    CHECK(ptx_opt_run(o, GATED, strlen(GATED), &r) == PTX_OPT_OK);
+    const char *out = ptx_opt_result_output(r, &len);
+    CHECK(strstr(out, "\n.target sm_80\n") != NULL && strstr(out, "cvt.pack.sat.s16.s32") != NULL);
+    CHECK(strstr(ptx_opt_result_stats(r), "\"combined\":1") != NULL);
+    ptx_opt_result_free(r);
+    /* NULL: the input's .target again. */
+    CHECK(ptx_opt_options_set_target(o, NULL, false) == PTX_OPT_OK);
+    CHECK(ptx_opt_run(o, GATED, strlen(GATED), &r) == PTX_OPT_OK);
+    CHECK(strcmp(ptx_opt_result_output(r, &len), GATED) == 0);
+    ptx_opt_result_free(r);
+    ptx_opt_options_destroy(o);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: parity REWRITTEN.ptx\n");
@@ -175,6 +232,7 @@ int main(int argc, char **argv) {
     setter_errors();
     remarks_and_stats(ptx, len);
     rendered();
+    pipeline_target_missed();
     free(ptx);
     if (failures == 0) {
         printf("ok\n");
