@@ -23,6 +23,9 @@ use ptx_ir::{
     StateSpace,
 };
 
+mod tensor;
+use tensor::TensorOp;
+
 type R<T> = Result<T, InterpError>;
 
 /// Where an instruction is.
@@ -66,6 +69,8 @@ pub(crate) struct WarpIn {
     /// `.sync`): the members are the lanes of the warp that wait at this
     /// instruction together, which the scheduler fills into `mask`.
     pub implicit: bool,
+    /// Fragment registers or a matrix row (tensor-core instructions).
+    pub v: Vec<u64>,
 }
 
 /// Result of a warp collective for one lane.
@@ -73,6 +78,8 @@ pub(crate) struct WarpIn {
 pub(crate) struct WarpOut {
     pub d: u128,
     pub p: Option<bool>,
+    /// Fragment registers or a matrix row (tensor-core instructions).
+    pub v: Vec<u64>,
 }
 
 /// The clock model: the first read of `%clock64` returns `CLOCK_START +
@@ -95,6 +102,7 @@ pub(crate) enum WarpKind {
     Redux(ReduxOp, bool),
     WarpSync,
     ActiveMask,
+    Tensor(TensorOp),
 }
 
 /// `shfl` modes.
@@ -871,6 +879,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Trap => Err(InterpError::Undefined { message: "trap executed".into(), line: self.line(at) }),
             Bar | Barrier => self.exec_bar(at),
             Shfl | Vote | Match | Redux | Activemask => self.exec_warp(at),
+            Ldmatrix | Mma | Movmatrix | Stmatrix => self.exec_tensor(at),
             Atom | Red => self.exec_atom(at),
             Vadd2 | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4 | Vabsdiff4 | Vmin4
             | Vmax4 | Vset4 => self.exec_video_simd(at),
@@ -886,9 +895,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
             }
             // Not interpreted: an instruction of these reports "unsupported".
             Alloca | Applypriority | Brkpt | Brx | Clusterlaunchcontrol | Discard | Elect | Fns | Getctarank
-            | Istypep | Ldmatrix | Mapa | Mbarrier | Mma | Movmatrix | Multimem | Setmaxnreg | Stackrestore
-            | Stacksave | Stmatrix | Suld | Suq | Sured | Sust | Tcgen05 | Tensormap | Tex | Tld4 | Txq | Vabsdiff
-            | Vadd | Vmad | Vmax | Vmin | Vset | Vsub | Wgmma | Wmma => Err(self.unsupported(at)),
+            | Istypep | Mapa | Mbarrier | Multimem | Setmaxnreg | Stackrestore | Stacksave | Suld | Suq | Sured
+            | Sust | Tcgen05 | Tensormap | Tex | Tld4 | Txq | Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vsub
+            | Wgmma | Wmma => Err(self.unsupported(at)),
             Other(_) => Err(self.unsupported(at)),
         }
     }
@@ -2682,6 +2691,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 self.check(at, &[], 0)?;
                 WarpKind::ActiveMask
             }
+            Opcode::Mma | Opcode::Ldmatrix | Opcode::Stmatrix | Opcode::Movmatrix => {
+                WarpKind::Tensor(self.tensor_op(at)?)
+            }
             _ => return Err(self.unsupported(at)),
         };
         let implicit_ok = matches!(
@@ -2704,6 +2716,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     fn warp_operands(&self, at: &At<'_>, kind: WarpKind) -> (usize, bool) {
         let implicit = kind == WarpKind::ActiveMask || !Self::word(at, "sync");
         let explicit = match kind {
+            WarpKind::Tensor(_) => return (0, false),
             WarpKind::Shfl(_) => 5,
             WarpKind::WarpSync => 1,
             WarpKind::ActiveMask => 2,
@@ -2754,7 +2767,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let kind = self.warp_kind(&at)?;
         let line = self.line(&at);
         let (count, implicit) = self.warp_operands(&at, kind);
-        let mut w = WarpIn { kind, mask: 0, a: 0, b: 0, c: 0, pred: false, line, implicit };
+        let mut w = WarpIn { kind, mask: 0, a: 0, b: 0, c: 0, pred: false, line, implicit, v: Vec::new() };
         let mask_of = |ctx: &Self| -> R<u32> {
             if implicit {
                 Ok(0)
@@ -2782,6 +2795,11 @@ impl<'a, 'p> Ctx<'a, 'p> {
             WarpKind::WarpSync => {
                 w.mask = self.value(&at, self.op(&at, 0)?, ScalarType::B32)? as u32;
             }
+            WarpKind::Tensor(op) => {
+                // The whole warp takes part.
+                w.mask = u32::MAX;
+                w.v = self.tensor_input(&at, op)?;
+            }
         }
         Ok(w)
     }
@@ -2807,6 +2825,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 self.write(&at, d, out.d, if signed { ScalarType::S32 } else { ScalarType::U32 })?
             }
             WarpKind::WarpSync => {}
+            WarpKind::Tensor(op) => self.tensor_finish(&at, op, &out.v)?,
         }
         self.thread.status = Status::Ready;
         self.frame_mut().pc += 1;
@@ -2997,6 +3016,9 @@ pub(crate) fn warp_compute(
     members: u32,
     width: u32,
 ) -> Result<Vec<(usize, WarpOut)>, String> {
+    if let Some((_, WarpIn { kind: WarpKind::Tensor(op), .. })) = inputs.first() {
+        return tensor::compute(*op, inputs);
+    }
     let by_lane = |lane: u32| inputs.iter().find(|(l, _)| *l as u32 == lane).map(|(_, w)| w);
     let mut outs = Vec::with_capacity(inputs.len());
     for (lane, w) in inputs {
@@ -3035,7 +3057,7 @@ pub(crate) fn warp_compute(
                     Some(s) if group & (1 << src) != 0 || src == lane => s.a,
                     _ => return Err(format!("shfl reads lane {src}, which does not take part")),
                 };
-                WarpOut { d, p: Some(pval) }
+                WarpOut { d, p: Some(pval), v: Vec::new() }
             }
             WarpKind::VoteBallot | WarpKind::VoteAll | WarpKind::VoteAny | WarpKind::VoteUni => {
                 let mut ballot = 0u32;
@@ -3050,7 +3072,7 @@ pub(crate) fn warp_compute(
                     WarpKind::VoteAny => (ballot != 0) as u32,
                     _ => (ballot == group || ballot == 0) as u32,
                 };
-                WarpOut { d: d as u128, p: None }
+                WarpOut { d: d as u128, p: None, v: Vec::new() }
             }
             WarpKind::MatchAny => {
                 let mut same = 0u32;
@@ -3059,11 +3081,11 @@ pub(crate) fn warp_compute(
                         same |= 1 << *l;
                     }
                 }
-                WarpOut { d: same as u128, p: None }
+                WarpOut { d: same as u128, p: None, v: Vec::new() }
             }
             WarpKind::MatchAll => {
                 let all = inputs.iter().filter(|(l, _)| group & (1 << *l) != 0).all(|(_, x)| x.a == w.a);
-                WarpOut { d: if all { group as u128 } else { 0 }, p: Some(all) }
+                WarpOut { d: if all { group as u128 } else { 0 }, p: Some(all), v: Vec::new() }
             }
             WarpKind::Redux(op, signed) => {
                 let vals: Vec<u128> =
@@ -3077,10 +3099,11 @@ pub(crate) fn warp_compute(
                     ReduxOp::Min => vals.iter().map(|&v| iv(v)).min().unwrap_or(0) as u128 & 0xffff_ffff,
                     ReduxOp::Max => vals.iter().map(|&v| iv(v)).max().unwrap_or(0) as u128 & 0xffff_ffff,
                 };
-                WarpOut { d, p: None }
+                WarpOut { d, p: None, v: Vec::new() }
             }
-            WarpKind::WarpSync => WarpOut { d: 0, p: None },
-            WarpKind::ActiveMask => WarpOut { d: group as u128, p: None },
+            WarpKind::WarpSync => WarpOut { d: 0, p: None, v: Vec::new() },
+            WarpKind::ActiveMask => WarpOut { d: group as u128, p: None, v: Vec::new() },
+            WarpKind::Tensor(_) => return Err("a tensor-core instruction among other collectives".into()),
         };
         outs.push((lane as usize, out));
     }

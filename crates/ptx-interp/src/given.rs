@@ -13,6 +13,8 @@
 //! buffer in = u32 1 2 0x10    # or elements: u8 u16 u32 u64 s8 s16 s32 s64 f32 f64
 //! expect out = u32 2 4 0x20   # after the run, the first elements of the buffer
 //! expect out+8 = u32 0x20     # elements from byte 8 on
+//! buffer in = u32 1 2 \         # a line ending in a backslash
+//!             3 4              #   goes on on the next
 //! ```
 //!
 //! A parameter is named by its full name or its index. Every scalar
@@ -251,13 +253,33 @@ fn parse_contents(words: &[&str]) -> Result<(Element, Vec<u8>), String> {
 impl GivenInputs {
     /// Adds the lines of `text` (a `.run` file, or one `--input` line).
     /// Errors name the 1-based line.
+    /// A line ending in `\` continues on the next.
     pub fn add_text(&mut self, text: &str) -> Result<(), String> {
+        let mut pending = String::new();
+        let mut first = 0;
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
+            if pending.is_empty() {
+                first = i + 1;
+            }
+            let (part, more) = match line.strip_suffix('\\') {
+                Some(p) => (p, true),
+                None => (line, false),
+            };
+            pending.push_str(part);
+            pending.push(' ');
+            if more {
                 continue;
             }
-            self.add_line(line, i + 1).map_err(|e| format!("line {}: {e}", i + 1))?;
+            let whole = pending.trim().to_string();
+            pending.clear();
+            if !whole.is_empty() {
+                self.add_line(&whole, first).map_err(|e| format!("line {first}: {e}"))?;
+            }
+        }
+        let whole = pending.trim();
+        if !whole.is_empty() {
+            self.add_line(whole, first).map_err(|e| format!("line {first}: {e}"))?;
         }
         Ok(())
     }

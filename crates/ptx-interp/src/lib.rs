@@ -23,9 +23,12 @@
 //! activemask and vote/shfl without .sync take the lanes waiting there
 //! together), atomics, cp.async, clocks (counters of their reads), and on a
 //! documented model approximate math (`.approx`, `div.full`, ex2, lg2, sin,
-//! cos, tanh, rsqrt: see [`approx`]). Not modelled (reported):
-//! tensor-core instructions (mma, wmma, ldmatrix, wgmma, tcgen05),
-//! textures, surfaces.
+//! cos, tanh, rsqrt: see [`approx`]), and tensor-core warp collectives:
+//! `mma.sync` (f16/bf16/tf32/f64 and s8/u8/s4/u4 shapes, `.row.col`, the
+//! fragment layouts of the ISA; floats as one exactly rounded dot product),
+//! `ldmatrix`/`stmatrix` (`.m8n8.b16`, `.x1/.x2/.x4`, `.trans`) and
+//! `movmatrix`. Not modelled (reported): wmma, wgmma, tcgen05, other mma
+//! shapes (m8n8k4 f16, b1, fp8), textures, surfaces.
 //!
 //! Conventions where PTX leaves a choice open, fixed so that results are
 //! deterministic and comparable:

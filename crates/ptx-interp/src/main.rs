@@ -32,8 +32,9 @@ enum Command {
     ///   buffer NAME = u32 1 2 0x10       or elements (u8..u64, s8..s64, f32, f64)
     ///   expect NAME = u32 2 4 0x20       check the buffer's first elements after the run
     ///   expect NAME+16 = u8 7            ... or those from byte 16 on
-    /// '#' starts a comment. Every scalar parameter must be given; a pointer
-    /// not named gets --buffer-size zero bytes. For f32/f64, 0x... is the
+    /// '#' starts a comment; a line ending in '\' goes on on the next.
+    /// Every scalar parameter must be given; a pointer not named gets
+    /// --buffer-size zero bytes. For f32/f64, 0x... is the
     /// bit pattern, anything else a number. Exit 1 if an expectation fails
     /// or the kernel faults, 2 for a bad line, 3 if it cannot be modelled.
     #[command(verbatim_doc_comment)]

@@ -46,6 +46,17 @@ fn parses_every_line_kind() {
 }
 
 #[test]
+fn continued_lines() {
+    let mut g = GivenInputs::default();
+    g.add_text("buffer c = u8 1 \\\n   2 \\ # a comment\n 3\n\nparam n = 4 \\").unwrap();
+    assert_eq!(g.params[0], (ParamRef::Name("c".into()), Given::Buffer(vec![1, 2, 3])));
+    assert_eq!(g.params[1], (ParamRef::Name("n".into()), Given::Scalar("4".into())));
+    // An error in a continued line names its first line.
+    let err = GivenInputs::default().add_text("grid 1\nbuffer c = u8 1 \\\n 300\n").unwrap_err();
+    assert_eq!(err, "line 2: '300' does not fit in 8 bits");
+}
+
+#[test]
 fn element_encodings() {
     let enc = |line: &str| {
         let mut g = GivenInputs::default();
@@ -226,5 +237,5 @@ fn known_values() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(runs.len() >= 8 && expectations >= 25, "{} cases, {expectations} expectations", runs.len());
+    assert!(runs.len() >= 9 && expectations >= 26, "{} cases, {expectations} expectations", runs.len());
 }

@@ -13,6 +13,8 @@
 //!   of supported kernels per generator;
 //! - `given`: `ptx-interp run` with given inputs: the format's parser and
 //!   errors, and the known-value cases of testdata/interp/known-values;
+//! - `tensor`: mma, ldmatrix, stmatrix and movmatrix against reference
+//!   matrix multiplies and the fragment layouts of the ISA's figures;
 //! - `mutations`: wrong rewrites of small kernels that the checker must
 //!   catch.
 
@@ -30,4 +32,5 @@ mod mutations;
 mod prmt;
 mod robustness;
 mod softfloat;
+mod tensor;
 mod units;

@@ -386,7 +386,7 @@ fn video_simd_and_shift() {
 fn unknown_forms_are_unsupported() {
     for asm in [
         "ex2.f32 %f1, %f2;",
-        "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%rd2];",
+        "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%rd2];",
         "add.f32x2 %rd1, %rd2, %rd3;",
         "mul.lo.u32.frobnicate %r1, %r2, %r3;",
         "vabsdiff4.u32.u32.u32.b3210 %r1, %r2, %r3, %r4;",
@@ -400,9 +400,9 @@ fn unknown_forms_are_unsupported() {
 #[test]
 #[rustfmt::skip]
 fn the_unsupported_error_names_the_instruction_and_line() {
-    let err = eval("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%rd2];", &[], &[]).unwrap_err();
+    let err = eval("wgmma.fence.sync.aligned;", &[], &[]).unwrap_err();
     let text = err.to_string();
-    assert!(text.starts_with("unsupported: ldmatrix.sync.aligned.m8n8.x1.shared.b16 at "), "{text}");
+    assert!(text.starts_with("unsupported: wgmma.fence.sync.aligned at "), "{text}");
     match err {
         InterpError::Unsupported { line, .. } => assert!(line > 10, "line {line}"),
         other => panic!("{other:?}"),

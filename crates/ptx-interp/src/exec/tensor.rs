@@ -1,0 +1,638 @@
+//! Tensor-core instructions: `mma.sync`, `ldmatrix`, `stmatrix` and
+//! `movmatrix`, as warp collectives (all 32 lanes of a warp take part, like
+//! `shfl.sync` with a full mask; lanes that never arrive leave the warp
+//! waiting, which the scheduler reports as a deadlock).
+//!
+//! Fragments are laid out as the PTX ISA's figures for `mma.m16n8k*`,
+//! `m8n8k*` and `ldmatrix` give them. With `g = laneid / 4` (groupID) and
+//! `t = laneid % 4` (threadID_in_group), and `e` elements per register:
+//! - A (M x K, row): register `j`, element `i` is `A[g + 8 (j % 2)][(j / 2) 4e
+//!   + t e + i]` for M = 16, `A[g][j 4e + t e + i]` for M = 8;
+//! - B (K x N, col): register `j`, element `i` is `B[j 4e + t e + i][g]`;
+//! - C and D (M x N): element `k` (in register order, two per register for
+//!   f16) is `C[g + 8 (k / 2)][2t + k % 2]`.
+//!
+//! Arithmetic: integer `mma` sums the exact products and C in 64 bits and
+//! wraps to 32 (`.satfinite`: clamps). Floating-point `mma` is modelled as
+//! a fused dot product: the exact value of `C + sum(A B)` rounded once to
+//! nearest even in the type of D; NaN inputs, `inf * 0` and `inf - inf`
+//! give the canonical NaN; tf32 operands use their top 19 bits. The
+//! hardware's tensor cores add in an implementation-defined order and
+//! precision, so for f16/bf16/tf32 this is a model (bit-exact for sums that
+//! need no rounding), the same on both sides of a diff.
+
+use super::{At, Ctx, WarpIn, WarpOut, R};
+use crate::error::InterpError;
+use crate::softfloat::{self as sf, Format, Mode, Value};
+use ptx_ir::{Modifier, Opcode, Operand, ScalarType, StateSpace};
+
+/// A tensor-core instruction, decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TensorOp {
+    Mma(Mma),
+    /// `ldmatrix.m8n8.xN{.trans}.b16`.
+    Ldmatrix {
+        num: u8,
+        trans: bool,
+    },
+    /// `stmatrix.m8n8.xN{.trans}.b16`.
+    Stmatrix {
+        num: u8,
+        trans: bool,
+    },
+    /// `movmatrix.m8n8.trans.b16`.
+    Movmatrix,
+}
+
+/// The element types of `mma`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Elem {
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+    F64,
+    S8,
+    U8,
+    S4,
+    U4,
+    S32,
+}
+
+impl Elem {
+    fn of(t: ScalarType) -> Option<Elem> {
+        Some(match t {
+            ScalarType::F16 => Elem::F16,
+            ScalarType::Bf16 => Elem::Bf16,
+            ScalarType::Tf32 => Elem::Tf32,
+            ScalarType::F32 => Elem::F32,
+            ScalarType::F64 => Elem::F64,
+            ScalarType::S8 => Elem::S8,
+            ScalarType::U8 => Elem::U8,
+            ScalarType::S4 => Elem::S4,
+            ScalarType::U4 => Elem::U4,
+            ScalarType::S32 => Elem::S32,
+            _ => return None,
+        })
+    }
+
+    /// Bits of one element in a register.
+    fn bits(self) -> u32 {
+        match self {
+            Elem::S4 | Elem::U4 => 4,
+            Elem::S8 | Elem::U8 => 8,
+            Elem::F16 | Elem::Bf16 => 16,
+            Elem::Tf32 | Elem::F32 | Elem::S32 => 32,
+            Elem::F64 => 64,
+        }
+    }
+
+    /// Bits of a fragment register.
+    fn reg_bits(self) -> u32 {
+        if self == Elem::F64 {
+            64
+        } else {
+            32
+        }
+    }
+
+    /// Elements per register.
+    fn per_reg(self) -> usize {
+        (self.reg_bits() / self.bits()) as usize
+    }
+
+    fn is_int(self) -> bool {
+        matches!(self, Elem::S8 | Elem::U8 | Elem::S4 | Elem::U4 | Elem::S32)
+    }
+
+    /// The element's value as an integer.
+    fn int(self, raw: u64) -> i64 {
+        let b = self.bits();
+        match self {
+            Elem::S8 | Elem::S4 | Elem::S32 => ((raw << (64 - b)) as i64) >> (64 - b),
+            _ => raw as i64,
+        }
+    }
+
+    /// The float format the element is read in (tf32 as f32, low bits cleared).
+    fn format(self) -> Format {
+        match self {
+            Elem::F16 => sf::F16,
+            Elem::Bf16 => sf::BF16,
+            Elem::F64 => sf::F64,
+            _ => sf::F32,
+        }
+    }
+
+    fn float(self, raw: u64) -> Value {
+        let raw = if self == Elem::Tf32 { raw & 0xffff_e000 } else { raw };
+        sf::unpack(raw, self.format())
+    }
+}
+
+/// The shape and types of an `mma.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Mma {
+    m: usize,
+    n: usize,
+    k: usize,
+    d: Elem,
+    a: Elem,
+    b: Elem,
+    c: Elem,
+    satfinite: bool,
+}
+
+impl Mma {
+    fn regs_a(&self) -> usize {
+        self.m * self.k / (32 * self.a.per_reg())
+    }
+    fn regs_b(&self) -> usize {
+        self.k * self.n / (32 * self.b.per_reg())
+    }
+    fn regs_c(&self, e: Elem) -> usize {
+        self.m * self.n / (32 * e.per_reg())
+    }
+
+    /// (row, column) of A held by `lane` in register `j`, element `i`.
+    fn pos_a(&self, lane: usize, j: usize, i: usize) -> (usize, usize) {
+        let (g, t, e) = (lane / 4, lane % 4, self.a.per_reg());
+        if self.m == 16 {
+            (g + 8 * (j % 2), (j / 2) * 4 * e + t * e + i)
+        } else {
+            (g, j * 4 * e + t * e + i)
+        }
+    }
+
+    fn pos_b(&self, lane: usize, j: usize, i: usize) -> (usize, usize) {
+        let (g, t, e) = (lane / 4, lane % 4, self.b.per_reg());
+        (j * 4 * e + t * e + i, g)
+    }
+
+    /// (row, column) of C/D element `k` (register order) of `lane`.
+    fn pos_c(lane: usize, k: usize) -> (usize, usize) {
+        let (g, t) = (lane / 4, lane % 4);
+        (g + 8 * (k / 2), 2 * t + k % 2)
+    }
+}
+
+/// The modifier words of an instruction, in order.
+fn words<'a>(at: &At<'a>) -> Vec<&'a str> {
+    at.inst
+        .modifiers
+        .iter()
+        .filter_map(|m| match m {
+            Modifier::Word(w) => Some(w.as_str()),
+            Modifier::Other(n) => Some(at.func.names.get(*n)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `mMnNkK` (or `mMnN`, k = 0) as numbers.
+fn shape(word: &str) -> Option<(usize, usize, usize)> {
+    let rest = word.strip_prefix('m')?;
+    let (m, rest) = rest.split_once('n')?;
+    let (n, k) = rest.split_once('k').unwrap_or((rest, "0"));
+    Some((m.parse().ok()?, n.parse().ok()?, k.parse().ok()?))
+}
+
+/// The registers of a fragment operand: `{a, b, ...}` or one register.
+fn frag(op: &Operand) -> Vec<&Operand> {
+    match op {
+        Operand::Vector(v) => v.iter().collect(),
+        other => vec![other],
+    }
+}
+
+impl Ctx<'_, '_> {
+    /// Decodes a tensor-core instruction; what it does not model is
+    /// `Unsupported`.
+    pub(super) fn tensor_op(&self, at: &At<'_>) -> R<TensorOp> {
+        let ws = words(at);
+        let has = |w: &str| ws.contains(&w);
+        if !has("sync") || !has("aligned") {
+            return Err(self.unsupported_because(at, "without .sync.aligned"));
+        }
+        let shape_word = ws.iter().copied().find(|w| shape(w).is_some()).unwrap_or("");
+        let (m, n, k) = shape(shape_word).unwrap_or((0, 0, 0));
+        match at.inst.opcode {
+            Opcode::Mma => {
+                self.check(at, &["sync", "aligned", "row", "col", "satfinite", shape_word], 0)?;
+                let layouts: Vec<&str> = ws.iter().copied().filter(|w| *w == "row" || *w == "col").collect();
+                if layouts != ["row", "col"] {
+                    return Err(self.unsupported_because(at, "layouts other than .row.col"));
+                }
+                let types: Vec<Option<Elem>> = at.inst.types().map(Elem::of).collect();
+                let [Some(d), Some(a), Some(b), Some(c)] = types[..] else {
+                    return Err(self.unsupported_because(at, "mma types"));
+                };
+                let mma = Mma { m, n, k, d, a, b, c, satfinite: has("satfinite") };
+                use Elem::*;
+                let ok = match (a, b) {
+                    (F16, F16) => {
+                        matches!((m, n, k), (16, 8, 8) | (16, 8, 16))
+                            && matches!(c, F16 | F32)
+                            && matches!(d, F16 | F32)
+                            && !mma.satfinite
+                    }
+                    (Bf16, Bf16) => matches!((m, n, k), (16, 8, 8) | (16, 8, 16)) && c == F32 && d == F32,
+                    (Tf32, Tf32) => matches!((m, n, k), (16, 8, 4) | (16, 8, 8)) && c == F32 && d == F32,
+                    (F64, F64) => {
+                        matches!((m, n, k), (8, 8, 4) | (16, 8, 4) | (16, 8, 8) | (16, 8, 16)) && c == F64 && d == F64
+                    }
+                    (S8 | U8, S8 | U8) => {
+                        matches!((m, n, k), (8, 8, 16) | (16, 8, 16) | (16, 8, 32)) && c == S32 && d == S32
+                    }
+                    (S4 | U4, S4 | U4) => {
+                        matches!((m, n, k), (8, 8, 32) | (16, 8, 32) | (16, 8, 64)) && c == S32 && d == S32
+                    }
+                    _ => false,
+                };
+                let ok = ok && (mma.satfinite <= d.is_int()) && (a != F64 || !mma.satfinite);
+                if !ok {
+                    return Err(self.unsupported_because(at, "mma shape and types"));
+                }
+                Ok(TensorOp::Mma(mma))
+            }
+            Opcode::Ldmatrix | Opcode::Stmatrix => {
+                let num = [("x1", 1), ("x2", 2), ("x4", 4)].into_iter().find(|(w, _)| has(w)).map(|(_, n)| n);
+                self.check(at, &["sync", "aligned", "m8n8", "x1", "x2", "x4", "trans"], crate::exec::F_SPACE)?;
+                let types: Vec<ScalarType> = at.inst.types().collect();
+                let (Some(num), true, [ScalarType::B16]) = (num, (m, n) == (8, 8), types.as_slice()) else {
+                    return Err(self.unsupported_because(at, "shapes other than .m8n8 .b16"));
+                };
+                if !matches!(at.inst.space(), None | Some(StateSpace::Shared)) {
+                    return Err(self.invalid(at, "state space"));
+                }
+                let trans = has("trans");
+                Ok(if at.inst.opcode == Opcode::Ldmatrix {
+                    TensorOp::Ldmatrix { num, trans }
+                } else {
+                    TensorOp::Stmatrix { num, trans }
+                })
+            }
+            Opcode::Movmatrix => {
+                self.check(at, &["sync", "aligned", "m8n8", "trans"], 0)?;
+                let types: Vec<ScalarType> = at.inst.types().collect();
+                if (m, n) != (8, 8) || !has("trans") || types != [ScalarType::B16] {
+                    return Err(self.unsupported_because(at, "movmatrix other than .m8n8.trans.b16"));
+                }
+                Ok(TensorOp::Movmatrix)
+            }
+            _ => Err(self.unsupported(at)),
+        }
+    }
+
+    /// The operands of `op` in order (destination first), checked for count.
+    fn tensor_operands<'i>(&self, at: &At<'i>, op: TensorOp) -> R<Vec<Vec<&'i Operand>>> {
+        let ops: Vec<Vec<&Operand>> = at.inst.operands.iter().map(frag).collect();
+        let want: Vec<usize> = match op {
+            TensorOp::Mma(m) => vec![m.regs_c(m.d), m.regs_a(), m.regs_b(), m.regs_c(m.c)],
+            TensorOp::Ldmatrix { num, .. } => vec![num as usize, 1],
+            TensorOp::Stmatrix { num, .. } => vec![1, num as usize],
+            TensorOp::Movmatrix => vec![1, 1],
+        };
+        if ops.len() != want.len() || ops.iter().zip(&want).any(|(o, w)| o.len() != *w) {
+            return Err(self.invalid(at, "fragment operand count"));
+        }
+        Ok(ops)
+    }
+
+    /// Starts a tensor-core instruction: checks it, then waits for the warp.
+    pub(super) fn exec_tensor(&mut self, at: &At<'_>) -> R<super::Flow> {
+        let op = self.tensor_op(at)?;
+        self.tensor_operands(at, op)?;
+        self.thread.status = crate::machine::Status::Warp;
+        Ok(super::Flow::Stay)
+    }
+
+    /// The address of this lane's matrix row (ldmatrix, stmatrix).
+    fn row_address(&self, at: &At<'_>, op: &Operand) -> R<(StateSpace, u64)> {
+        let Operand::Address(a) = op else { return Err(self.invalid(at, "matrix address")) };
+        let (space, addr) = self.address(at, a, at.inst.space())?;
+        if space != StateSpace::Shared {
+            return Err(InterpError::Undefined {
+                message: "matrix address outside .shared memory".into(),
+                line: self.line(at),
+            });
+        }
+        self.check_align(at, space, addr, 16)?;
+        Ok((space, addr))
+    }
+
+    /// This lane's inputs: fragment registers, or the matrix row it
+    /// addresses (ldmatrix; empty for lanes whose address is not used).
+    pub(super) fn tensor_input(&self, at: &At<'_>, op: TensorOp) -> R<Vec<u64>> {
+        let ops = self.tensor_operands(at, op)?;
+        let lane = (self.thread.linear % 32) as usize;
+        let read = |list: &[&Operand], bits: u32| -> R<Vec<u64>> {
+            let ty = if bits == 64 { ScalarType::B64 } else { ScalarType::B32 };
+            list.iter().map(|o| self.value(at, o, ty).map(|v| v as u64)).collect()
+        };
+        Ok(match op {
+            TensorOp::Mma(m) => {
+                let mut v = read(&ops[1], m.a.reg_bits())?;
+                v.extend(read(&ops[2], m.b.reg_bits())?);
+                v.extend(read(&ops[3], m.c.reg_bits())?);
+                v
+            }
+            TensorOp::Ldmatrix { num, .. } => {
+                if lane >= 8 * num as usize {
+                    return Ok(Vec::new());
+                }
+                let (space, addr) = self.row_address(at, ops[1][0])?;
+                let row = self.read_bytes(at, space, addr, 16)?;
+                row.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect()
+            }
+            TensorOp::Stmatrix { .. } => read(&ops[1], 32)?,
+            TensorOp::Movmatrix => read(&ops[1], 32)?,
+        })
+    }
+
+    /// Writes this lane's results.
+    pub(super) fn tensor_finish(&mut self, at: &At<'_>, op: TensorOp, v: &[u64]) -> R<()> {
+        let ops = self.tensor_operands(at, op)?;
+        match op {
+            TensorOp::Stmatrix { .. } => {
+                if v.is_empty() {
+                    return Ok(());
+                }
+                let (space, addr) = self.row_address(at, ops[0][0])?;
+                let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
+                self.write_bytes(at, space, addr, &bytes)
+            }
+            _ => {
+                let ty = match op {
+                    TensorOp::Mma(m) if m.d.reg_bits() == 64 => ScalarType::B64,
+                    _ => ScalarType::B32,
+                };
+                if v.len() != ops[0].len() {
+                    return Err(self.invalid(at, "fragment operand count"));
+                }
+                for (o, x) in ops[0].iter().zip(v) {
+                    self.write(at, o, *x as u128, ty)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Computes a tensor-core instruction for the whole warp (`inputs` holds
+/// all 32 lanes, in lane order).
+pub(crate) fn compute(op: TensorOp, inputs: &[(usize, WarpIn)]) -> Result<Vec<(usize, WarpOut)>, String> {
+    if inputs.len() != 32 || inputs.iter().enumerate().any(|(i, (l, _))| *l != i) {
+        return Err(format!("{op:?} needs all 32 lanes of the warp"));
+    }
+    let lane_v = |l: usize| &inputs[l].1.v;
+    let out = |v: Vec<u64>| WarpOut { d: 0, p: None, v };
+    let half = |l: usize, reg: usize, h: usize| -> u16 {
+        let v = lane_v(l);
+        (v.get(reg).copied().unwrap_or(0) >> (16 * h)) as u16
+    };
+    let pair = |lo: u16, hi: u16| lo as u64 | (hi as u64) << 16;
+    let mut outs = Vec::with_capacity(32);
+    match op {
+        TensorOp::Mma(m) => {
+            let d = mma(&m, |l| lane_v(l))?;
+            for (l, v) in d.into_iter().enumerate() {
+                outs.push((l, out(v)));
+            }
+        }
+        TensorOp::Ldmatrix { num, trans } => {
+            // Element (r, c) of matrix `mat`: bytes 2c of the row lane 8 mat + r read.
+            let elem = |mat: usize, r: usize, c: usize| -> u16 {
+                let row = lane_v(8 * mat + r);
+                (row.get(c / 4).copied().unwrap_or(0) >> (16 * (c % 4))) as u16
+            };
+            for l in 0..32 {
+                let (g, t) = (l / 4, l % 4);
+                let v = (0..num as usize)
+                    .map(|mat| {
+                        if trans {
+                            pair(elem(mat, 2 * t, g), elem(mat, 2 * t + 1, g))
+                        } else {
+                            pair(elem(mat, g, 2 * t), elem(mat, g, 2 * t + 1))
+                        }
+                    })
+                    .collect();
+                outs.push((l, out(v)));
+            }
+        }
+        TensorOp::Stmatrix { num, trans } => {
+            for l in 0..32 {
+                if l >= 8 * num as usize {
+                    outs.push((l, out(Vec::new())));
+                    continue;
+                }
+                let (mat, r) = (l / 8, l % 8);
+                let row: Vec<u16> = (0..8)
+                    .map(|c| if trans { half(c * 4 + r / 2, mat, r % 2) } else { half(r * 4 + c / 2, mat, c % 2) })
+                    .collect();
+                let words = row.chunks(4).map(|q| q.iter().rev().fold(0u64, |acc, &h| acc << 16 | h as u64)).collect();
+                outs.push((l, out(words)));
+            }
+        }
+        TensorOp::Movmatrix => {
+            for l in 0..32 {
+                let (g, t) = (l / 4, l % 4);
+                // Element (r, c) is in lane 4r + c/2, half c % 2; lane l gets (2t, g), (2t+1, g).
+                let lo = half(4 * (2 * t) + g / 2, 0, g % 2);
+                let hi = half(4 * (2 * t + 1) + g / 2, 0, g % 2);
+                outs.push((l, out(vec![pair(lo, hi)])));
+            }
+        }
+    }
+    Ok(outs)
+}
+
+/// D = A B + C for the whole warp; `regs(lane)` are the lane's A, B and C
+/// registers in order. Returns each lane's D registers.
+fn mma<'v>(m: &Mma, regs: impl Fn(usize) -> &'v Vec<u64>) -> Result<Vec<Vec<u64>>, String> {
+    let (na, nb, nc) = (m.regs_a(), m.regs_b(), m.regs_c(m.c));
+    let mut a = vec![vec![0u64; m.k]; m.m];
+    let mut b = vec![vec![0u64; m.n]; m.k];
+    let mut c = vec![vec![0u64; m.n]; m.m];
+    let field = |reg: u64, bits: u32, i: usize| -> u64 {
+        if bits == 64 {
+            reg
+        } else {
+            (reg >> (bits as usize * i)) & ((1u64 << bits) - 1)
+        }
+    };
+    for lane in 0..32 {
+        let v = regs(lane);
+        if v.len() != na + nb + nc {
+            return Err("mma fragment of the wrong size".into());
+        }
+        for (j, &reg) in v[..na].iter().enumerate() {
+            for i in 0..m.a.per_reg() {
+                let (r, col) = m.pos_a(lane, j, i);
+                a[r][col] = field(reg, m.a.bits(), i);
+            }
+        }
+        for (j, &reg) in v[na..na + nb].iter().enumerate() {
+            for i in 0..m.b.per_reg() {
+                let (r, col) = m.pos_b(lane, j, i);
+                b[r][col] = field(reg, m.b.bits(), i);
+            }
+        }
+        for (j, &reg) in v[na + nb..].iter().enumerate() {
+            for i in 0..m.c.per_reg() {
+                let (r, col) = Mma::pos_c(lane, j * m.c.per_reg() + i);
+                c[r][col] = field(reg, m.c.bits(), i);
+            }
+        }
+    }
+    let mut d = vec![vec![0u64; m.n]; m.m];
+    for (r, row) in d.iter_mut().enumerate() {
+        for (col, out) in row.iter_mut().enumerate() {
+            *out = if m.d.is_int() {
+                let mut sum = m.c.int(c[r][col]);
+                for kk in 0..m.k {
+                    sum += m.a.int(a[r][kk]) * m.b.int(b[kk][col]);
+                }
+                let v = if m.satfinite { sum.clamp(i32::MIN as i64, i32::MAX as i64) } else { sum };
+                v as u32 as u64
+            } else {
+                let terms = (0..m.k).map(|kk| (m.a.float(a[r][kk]), m.b.float(b[kk][col])));
+                dot(terms, m.c.float(c[r][col]), m.d.format())
+            };
+        }
+    }
+    let per = m.d.per_reg();
+    let nd = m.regs_c(m.d);
+    Ok((0..32)
+        .map(|lane| {
+            (0..nd)
+                .map(|j| {
+                    (0..per).fold(0u64, |acc, i| {
+                        let (r, col) = Mma::pos_c(lane, j * per + i);
+                        acc | d[r][col] << (m.d.bits() as usize * i)
+                    })
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// Bits of the exact accumulator, and where exponent 0 sits in it.
+const LIMBS: usize = 72;
+const BIAS: i32 = 2240;
+
+/// A magnitude with bit `i` worth `2^(i - BIAS)`.
+struct Wide([u64; LIMBS]);
+
+impl Wide {
+    fn add(&mut self, mant: u128, exp: i32) {
+        let p = (exp + BIAS).max(0) as usize;
+        let (limb, off) = (p / 64, p % 64);
+        let lo = (mant as u64 as u128) << off;
+        let hi = (mant >> 64) << off;
+        self.add_at(limb, lo);
+        self.add_at(limb + 1, hi);
+    }
+
+    fn add_at(&mut self, mut i: usize, v: u128) {
+        let mut carry = v;
+        while carry != 0 && i < LIMBS {
+            let s = self.0[i] as u128 + (carry & u64::MAX as u128);
+            self.0[i] = s as u64;
+            carry = (carry >> 64) + (s >> 64);
+            i += 1;
+        }
+    }
+
+    fn cmp(&self, o: &Wide) -> std::cmp::Ordering {
+        self.0.iter().rev().cmp(o.0.iter().rev())
+    }
+
+    /// self - o, with self >= o.
+    fn sub(&self, o: &Wide) -> Wide {
+        let mut r = [0u64; LIMBS];
+        let mut borrow = false;
+        for ((out, &x), &y) in r.iter_mut().zip(&self.0).zip(&o.0) {
+            let (x, b1) = x.overflowing_sub(y);
+            let (x, b2) = x.overflowing_sub(borrow as u64);
+            *out = x;
+            borrow = b1 || b2;
+        }
+        Wide(r)
+    }
+
+    fn bit(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// Rounds `(-1)^sign * self` to nearest even in `f` (self nonzero).
+    fn round(&self, sign: bool, f: Format) -> u64 {
+        let top = (0..LIMBS).rev().find(|&i| self.0[i] != 0).map(|i| i * 64 + 63 - self.0[i].leading_zeros() as usize);
+        let Some(top) = top else { return f.zero(sign) };
+        let low = top.saturating_sub(100);
+        let mant = (low..=top).rev().fold(0u128, |acc, i| acc << 1 | self.bit(i) as u128);
+        let sticky = (0..low).any(|i| self.bit(i));
+        sf::round_pack(sign, mant, low as i32 - BIAS, sticky, f, Mode::NearestEven)
+    }
+}
+
+/// `c + sum(a * b)`, exact, rounded once to nearest even in `f`.
+fn dot(terms: impl Iterator<Item = (Value, Value)>, c: Value, f: Format) -> u64 {
+    let mut pos = Wide([0; LIMBS]);
+    let mut neg = Wide([0; LIMBS]);
+    let (mut nan, mut inf_pos, mut inf_neg) = (false, false, false);
+    // Whether every term is a zero of negative sign (then the sum is -0).
+    let mut all_neg_zero = true;
+    let mut add = |v: Value| match v {
+        Value::Nan => nan = true,
+        Value::Inf(s) => {
+            all_neg_zero = false;
+            if s {
+                inf_neg = true
+            } else {
+                inf_pos = true
+            }
+        }
+        Value::Zero(s) => all_neg_zero &= s,
+        Value::Finite { sign, mant, exp } => {
+            all_neg_zero = false;
+            if sign {
+                neg.add(mant, exp)
+            } else {
+                pos.add(mant, exp)
+            }
+        }
+    };
+    for (x, y) in terms {
+        let p = match (x, y) {
+            (Value::Nan, _) | (_, Value::Nan) => Value::Nan,
+            (Value::Inf(_), Value::Zero(_)) | (Value::Zero(_), Value::Inf(_)) => Value::Nan,
+            (Value::Inf(s), o) | (o, Value::Inf(s)) => Value::Inf(s ^ sign_of(o)),
+            (Value::Zero(s), o) | (o, Value::Zero(s)) => Value::Zero(s ^ sign_of(o)),
+            (Value::Finite { sign: s1, mant: m1, exp: e1 }, Value::Finite { sign: s2, mant: m2, exp: e2 }) => {
+                Value::Finite { sign: s1 ^ s2, mant: m1 * m2, exp: e1 + e2 }
+            }
+        };
+        add(p);
+    }
+    add(c);
+    if nan || (inf_pos && inf_neg) {
+        return f.canonical_nan();
+    }
+    if inf_pos || inf_neg {
+        return f.inf(inf_neg);
+    }
+    match pos.cmp(&neg) {
+        std::cmp::Ordering::Equal => f.zero(all_neg_zero),
+        std::cmp::Ordering::Greater => pos.sub(&neg).round(false, f),
+        std::cmp::Ordering::Less => neg.sub(&pos).round(true, f),
+    }
+}
+
+fn sign_of(v: Value) -> bool {
+    match v {
+        Value::Inf(s) | Value::Zero(s) => s,
+        Value::Finite { sign, .. } => sign,
+        Value::Nan => false,
+    }
+}
