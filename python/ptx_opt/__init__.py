@@ -113,7 +113,9 @@ class PtxError(ValueError):
     the place, and its notes (at most 20 diagnostics, then a count);
     ``e.diagnostics`` has them all as :class:`Diagnostic` objects.
     ``e.kind`` is ``"parse"`` (the parser), ``"invalid-input"`` (the
-    verifier) or ``"pass"`` (a pass of the pipeline, named by ``e.pass_``).
+    verifier), ``"pass"`` (a pass of the pipeline, named by ``e.pass_``) or
+    ``"needs-target"`` (passes gating on ``target=`` wrote instructions the
+    module's ``.target`` does not allow: give ``set_target=True``).
     """
 
     def __init__(self, rendered: str, diagnostics: Sequence[Diagnostic], kind: str, pass_: Optional[str] = None):
@@ -133,6 +135,7 @@ def optimize(
     level: Optional[int] = None,
     verify: bool = True,
     target: Optional[str] = None,
+    set_target: bool = False,
     threads: Optional[int] = None,
     source_name: str = "<input>",
 ) -> Result:
@@ -146,15 +149,17 @@ def optimize(
     checks. ``threads``: worker threads for the passes (default: one per core).
     ``source_name``: the FILE of rendered diagnostics and remarks.
 
-    ``target`` is reserved: the library has no target override yet, and any
-    value other than ``None`` raises ``NotImplementedError`` (the ``.target``
-    directive of the module is what the verifier checks against).
+    ``target`` (``"sm_90"``, ``"sm_90a"``): the target the passes gate on,
+    instead of the module's ``.target`` (``ptx-opt --target``). The module's
+    ``.target`` stays as written, and the verifier checks against it, the
+    output too: if the passes wrote an instruction it does not allow,
+    :class:`PtxError` with ``kind == "needs-target"``. ``set_target=True``
+    also writes ``target`` into the output's ``.target`` (``--set-target``).
+    A target not of the form ``sm_`` and a number is a ``ValueError``.
 
     The GIL is released while the passes run. Raises :class:`PtxError` for
     invalid PTX, ``ValueError`` for an unknown pass name or a bad level.
     """
-    if target is not None:
-        raise NotImplementedError("target is reserved: the ptx-opt library has no target override yet")
     if not isinstance(ptx, str):
         raise TypeError(f"ptx must be a str, not {type(ptx).__name__}")
     if isinstance(passes, str):
@@ -165,6 +170,8 @@ def optimize(
             passes=None if passes is None else list(passes),
             level=level,
             verify=verify,
+            target=target,
+            set_target=set_target,
             threads=threads,
             source_name=source_name,
         )
@@ -187,7 +194,9 @@ def _error(failure: "_native._Failure", file: str) -> Exception:
     ]
     if kind in ("parse", "invalid-input", "pass"):
         return PtxError(rendered, diagnostics, kind, detail or None)
-    if kind in ("unknown-pass", "unknown-level", "threads"):
+    if kind == "needs-target":
+        return PtxError(rendered, diagnostics, kind)
+    if kind in ("unknown-pass", "unknown-level", "threads", "invalid-target"):
         return ValueError(rendered)
     if kind == "broke-ir":
         # A pass produced invalid PTX: a bug in ptx-opt, not in the input.

@@ -13,6 +13,8 @@ def optimize(
     passes: Optional[Sequence[str]] = None,
     level: Optional[int] = None,
     verify: bool = True,
+    target: Optional[str] = None,
+    set_target: bool = False,
     threads: Optional[int] = None,
     source_name: str = "<input>",
 ) -> Tuple[str, bool, Dict[str, Dict[str, int]], List[Tuple[int, int, str, str, Optional[str], str]]]: ...

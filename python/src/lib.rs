@@ -30,12 +30,21 @@ type DiagnosticRow = (usize, usize, usize, usize, String, Vec<(usize, usize, Str
 /// stats as (pass, [(counter, value)]) in pipeline order.
 type RunRows = (String, bool, Vec<(&'static str, Vec<(&'static str, u64)>)>, Vec<RemarkRow>);
 
-fn options(
+/// The arguments of `optimize` that make [`ptx_opt::Options`].
+struct Args {
     passes: Option<Vec<String>>,
     level: Option<u8>,
     verify: bool,
+    target: Option<String>,
+    set_target: bool,
     threads: Option<usize>,
-) -> PyResult<ptx_opt::Options> {
+}
+
+fn options(args: Args) -> PyResult<ptx_opt::Options> {
+    let Args { passes, level, verify, target, set_target, threads } = args;
+    if set_target && target.is_none() {
+        return Err(PyValueError::new_err("set_target needs a target"));
+    }
     let mut options = match (passes, level) {
         (Some(_), Some(_)) => return Err(PyValueError::new_err("give passes or level, not both")),
         (Some(passes), None) => {
@@ -56,6 +65,8 @@ fn options(
     };
     options.skip_verify = !verify;
     options.threads = threads;
+    options.target = target;
+    options.set_target = set_target;
     Ok(options)
 }
 
@@ -98,6 +109,8 @@ fn failure(file: &str, source: &str, error: ptx_opt::Error) -> PyErr {
         ptx_opt::ErrorKind::UnknownPass(p) => ("unknown-pass", p.clone()),
         ptx_opt::ErrorKind::Threads(e) => ("threads", e.clone()),
         ptx_opt::ErrorKind::UnknownLevel(_) => ("unknown-level", String::new()),
+        ptx_opt::ErrorKind::InvalidTarget(_) => ("invalid-target", String::new()),
+        ptx_opt::ErrorKind::NeedsTarget(header) => ("needs-target", header.clone()),
         // A kind added to the library after this binding: its message says what.
         _ => ("other", error.to_string()),
     };
@@ -127,18 +140,20 @@ fn run(source: &Arc<str>, options: &ptx_opt::Options) -> Result<RunRows, ptx_opt
 /// listed twice are summed), remarks are (line, col, pass, function,
 /// demangled function, message).
 #[pyfunction]
-#[pyo3(signature = (ptx, passes=None, level=None, verify=true, threads=None, source_name="<input>"))]
-#[allow(clippy::type_complexity)]
+#[pyo3(signature = (ptx, passes=None, level=None, verify=true, target=None, set_target=false, threads=None, source_name="<input>"))]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn optimize<'py>(
     py: Python<'py>,
     ptx: &str,
     passes: Option<Vec<String>>,
     level: Option<u8>,
     verify: bool,
+    target: Option<String>,
+    set_target: bool,
     threads: Option<usize>,
     source_name: &str,
 ) -> PyResult<(String, bool, Bound<'py, PyDict>, Vec<RemarkRow>)> {
-    let options = options(passes, level, verify, threads)?;
+    let options = options(Args { passes, level, verify, target, set_target, threads })?;
     let source: Arc<str> = Arc::from(ptx);
     let result = py.detach(|| run(&source, &options));
     let (text, changed, stats, remarks) = match result {
@@ -193,7 +208,7 @@ fn _time_rust(
     threads: Option<usize>,
     iterations: usize,
 ) -> PyResult<Vec<f64>> {
-    let options = options(passes, level, verify, threads)?;
+    let options = options(Args { passes, level, verify, target: None, set_target: false, threads })?;
     py.detach(|| {
         (0..iterations)
             .map(|_| {

@@ -82,8 +82,11 @@ def test_bad_arguments():
         ptx_opt.optimize(PLAIN, passes="dce")
     with pytest.raises(TypeError):
         ptx_opt.optimize(PLAIN.encode())  # type: ignore[arg-type]
-    with pytest.raises(NotImplementedError, match="reserved"):
-        ptx_opt.optimize(PLAIN, target="sm_90")
+    with pytest.raises(ValueError, match="invalid target 'ampere'") as info:
+        ptx_opt.optimize(PLAIN, level=2, target="ampere")
+    assert not isinstance(info.value, ptx_opt.PtxError)
+    with pytest.raises(ValueError, match="set_target needs a target"):
+        ptx_opt.optimize(PLAIN, level=2, set_target=True)
     with pytest.raises(ValueError, match="threads"):
         ptx_opt.optimize(PLAIN, level=2, threads=100000)
 
@@ -155,3 +158,23 @@ def test_package_ships_type_information():
     files = resources.files("ptx_opt")
     assert files.joinpath("py.typed").is_file()
     assert files.joinpath("_native.pyi").is_file()
+
+
+def test_target_sets_what_the_passes_gate_on():
+    sm70 = PACK_U8.replace(".target sm_80", ".target sm_70")  # cvt.pack.sat needs sm_72
+    assert not ptx_opt.optimize(sm70, level=2).changed
+    # Down: gated off on an sm_80 module.
+    off = ptx_opt.optimize(PACK_U8, level=2, target="sm_70")
+    assert not off.changed and off.ptx == PACK_U8
+    # Up, with the header written: the pass fires, and the output says sm_80.
+    up = ptx_opt.optimize(sm70, level=2, target="sm_80", set_target=True, source_name="k.ptx")
+    assert up.changed and up.stats["combine-cvt-pack"]["combined"] == 1
+    assert ".target sm_80\n" in up.ptx and "cvt.pack.sat.u8.s32.b32" in up.ptx
+    # Up, header kept: an output ptxas would reject is an error, not a result.
+    with pytest.raises(ptx_opt.PtxError) as info:
+        ptx_opt.optimize(sm70, level=2, target="sm_80", source_name="k.ptx")
+    e = info.value
+    assert e.kind == "needs-target" and e.diagnostics
+    assert all(d.file == "k.ptx" and d.line > 0 for d in e.diagnostics)
+    assert str(e).startswith(f"k.ptx:{e.diagnostics[0].line}:{e.diagnostics[0].col}: error: ")
+    assert "--set-target" in str(e)
