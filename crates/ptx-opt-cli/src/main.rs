@@ -411,10 +411,14 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             .map_err(fail)?;
         if let Some(original) = original {
             let changed = changes::changed_functions(&original, &module);
-            if changed.is_empty() {
+            let retargeted = original.target != module.target;
+            if changed.is_empty() && !retargeted {
                 return Ok(());
             }
             let mut stderr = io::stderr().lock();
+            if retargeted {
+                let _ = writeln!(stderr, "{display_name}: would change '.target {}'", original.target.join(", "));
+            }
             for change in &changed {
                 let _ = writeln!(stderr, "{display_name}: would change function '{}'", change.name);
             }

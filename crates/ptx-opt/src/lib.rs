@@ -233,9 +233,8 @@ pub struct Options {
     /// Also write [`Options::target`] into the module's `.target` directive
     /// (its `sm_` entry; `--set-target`), so that the output declares what
     /// the passes assumed (ptxas rejects an instruction its `.target` does
-    /// not allow); the input is then verified against it. [`optimize`]
-    /// rewrites only that line of the text; [`run_passes`] changes
-    /// `module.target` and prints the module afresh.
+    /// not allow); the input is then verified against it. The printed
+    /// module differs from its source in that line alone ([`print`]).
     pub set_target: bool,
 }
 
@@ -466,8 +465,18 @@ pub fn parse(source: &str) -> Result<Module, Error> {
 }
 
 /// Prints a module as PTX.
+///
+/// A module printed from its source keeps the source's text, except for
+/// what changed: functions, and a `.target` set since (as
+/// [`Options::set_target`] does), which rewrites that line alone.
 pub fn print(module: &Module) -> String {
-    ptx_ir::print::print_module(module)
+    let text = ptx_ir::print::print_module(module);
+    if module.source.is_some() {
+        if let Some(retargeted) = pipeline::retarget_text(&text, &module.target) {
+            return retargeted;
+        }
+    }
+    text
 }
 
 /// A registered pass: name and one-line description.
@@ -503,22 +512,18 @@ pub fn pipeline(level: u8) -> &'static [&'static str] {
 
 /// Runs the passes of `options` on a parsed module.
 pub fn run_passes(module: &mut Module, options: &Options) -> Result<PassRun, Error> {
-    if options.set_target && set_module_target(module, options)? {
-        module.mark_changed();
-    }
+    set_module_target(module, options)?;
     run_passes_as_written(module, options)
 }
 
 /// Writes [`Options::target`] into `module.target` when
-/// [`Options::set_target`] asks; true if that changed it.
-fn set_module_target(module: &mut Module, options: &Options) -> Result<bool, Error> {
-    let Some(target) = options.target.as_deref().filter(|_| options.set_target) else {
-        return Ok(false);
-    };
-    pipeline::check_target(target)?;
-    let before = module.target.clone();
-    pipeline::set_sm_target(&mut module.target, target);
-    Ok(module.target != before)
+/// [`Options::set_target`] asks.
+fn set_module_target(module: &mut Module, options: &Options) -> Result<(), Error> {
+    if let Some(target) = options.target.as_deref().filter(|_| options.set_target) {
+        pipeline::check_target(target)?;
+        pipeline::set_sm_target(&mut module.target, target);
+    }
+    Ok(())
 }
 
 /// [`run_passes`] on the module's header as it is.
@@ -535,7 +540,7 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
         },
     );
     let run = || {
-        let run = manager.run(module).map_err(|e| Error {
+        let mut run = manager.run(module).map_err(|e| Error {
             kind: match e.kind {
                 ptx_pass::PipelineErrorKind::Pass(p) => ErrorKind::Pass(p.into()),
                 ptx_pass::PipelineErrorKind::BrokeIr(p) => ErrorKind::BrokeIr(p.into()),
@@ -543,6 +548,14 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
             },
             diagnostics: e.diagnostics,
         })?;
+        // Dumps (print_after) printed from the source: with the .target set.
+        if options.set_target && module.source.is_some() {
+            for snapshot in &mut run.snapshots {
+                if let Some(text) = pipeline::retarget_text(&snapshot.text, &module.target) {
+                    snapshot.text = text;
+                }
+            }
+        }
         // Passes that gated on another target than the header's may have
         // written what the header does not allow (ptxas would reject it):
         // an error, never such an output.
@@ -778,25 +791,13 @@ pub fn optimize_whole(source: &str, options: &Options) -> Result<Output, Error> 
 fn whole(source: Arc<str>, options: &Options) -> Result<Output, Error> {
     let mut module =
         ptx_parse::parse_shared(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
-    // A new .target is written into the text's own line (below), so that
-    // the rest of the text stays as it was.
-    let retargeted = set_module_target(&mut module, options)?;
+    set_module_target(&mut module, options)?;
     let run = run_passes_as_written(&mut module, options)?;
     if options.reformat {
         module.mark_changed();
         return Ok(Output { ptx: ptx_ir::print::print_module_canonical(&module), run });
     }
-    let ptx = print(&module);
-    if !retargeted {
-        return Ok(Output { ptx, run });
-    }
-    match pipeline::patch_target_line(&ptx, &module.target) {
-        Some(ptx) => Ok(Output { ptx, run }),
-        None => {
-            module.mark_changed();
-            Ok(Output { ptx: print(&module), run })
-        }
-    }
+    Ok(Output { ptx: print(&module), run })
 }
 
 /// The control-flow graph of every function with a body, in DOT (one

@@ -176,34 +176,33 @@ impl Pass for Retargeted {
     }
 }
 
-/// `text` (a printed module) with its `.target` line saying `entries`;
-/// None if it has no `.target` line before its first function.
-pub(crate) fn patch_target_line(text: &str, entries: &[String]) -> Option<String> {
+/// `text` (a module printed from its source) with its `.target` line
+/// saying `entries`, when the line says something else; None when it says
+/// `entries` already or the header is not plain (`.version`, `.target`,
+/// with blank lines and `//` comments before them).
+pub(crate) fn retarget_text(text: &str, entries: &[String]) -> Option<String> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
-        if trimmed.starts_with(".entry") || trimmed.starts_with(".func") || trimmed.starts_with(".visible") {
+        let directive = trimmed.split("//").next().unwrap_or("").trim_end();
+        if directive.is_empty() || directive.starts_with(".version") {
+            offset += line.len();
+            continue;
+        }
+        let written = directive.strip_prefix(".target").filter(|r| r.starts_with([' ', '\t']))?;
+        if written.split(',').map(str::trim).eq(entries.iter().map(String::as_str)) {
             return None;
         }
-        if trimmed.starts_with(".target") && trimmed[7..].starts_with([' ', '\t']) {
-            let indent = &line[..line.len() - trimmed.len()];
-            let ending = if line.ends_with("\r\n") {
-                "\r\n"
-            } else if line.ends_with('\n') {
-                "\n"
-            } else {
-                ""
-            };
-            let mut out = String::with_capacity(text.len() + 16);
-            out.push_str(&text[..offset]);
-            out.push_str(indent);
-            out.push_str(".target ");
-            out.push_str(&entries.join(", "));
-            out.push_str(ending);
-            out.push_str(&text[offset + line.len()..]);
-            return Some(out);
-        }
-        offset += line.len();
+        let indent = &line[..line.len() - trimmed.len()];
+        let ending = &line[line.trim_end_matches(['\r', '\n']).len()..];
+        let mut out = String::with_capacity(text.len() + 16);
+        out.push_str(&text[..offset]);
+        out.push_str(indent);
+        out.push_str(".target ");
+        out.push_str(&entries.join(", "));
+        out.push_str(ending);
+        out.push_str(&text[offset + line.len()..]);
+        return Some(out);
     }
     None
 }
@@ -238,11 +237,12 @@ mod tests {
         let mut entries = vec!["sm_70".to_string(), "debug".to_string()];
         set_sm_target(&mut entries, "sm_90");
         assert_eq!(entries, ["sm_90", "debug"]);
-        let text = "// c\n.version 8.0\n.target sm_70, debug\n.address_size 64\n.visible .entry k()\n{\n}\n";
+        let text = "// c\n\n.version 8.0\n.target sm_70, debug // t\r\n.address_size 64\n.visible .entry k()\n{\n}\n";
         assert_eq!(
-            patch_target_line(text, &entries).unwrap(),
-            "// c\n.version 8.0\n.target sm_90, debug\n.address_size 64\n.visible .entry k()\n{\n}\n"
+            retarget_text(text, &entries).unwrap(),
+            "// c\n\n.version 8.0\n.target sm_90, debug\r\n.address_size 64\n.visible .entry k()\n{\n}\n"
         );
-        assert_eq!(patch_target_line(".version 8.0\n.visible .entry k()\n.target x\n", &entries), None);
+        assert_eq!(retarget_text(&text.replace("sm_70", "sm_90"), &entries), None);
+        assert_eq!(retarget_text(".version 8.0\n.visible .entry k()\n.target x\n", &entries), None);
     }
 }

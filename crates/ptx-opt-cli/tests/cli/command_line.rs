@@ -373,6 +373,18 @@ fn target_overrides_what_the_passes_gate_on() {
     assert!(out.starts_with("// sm_70 has no cvt.pack"), "comments kept: {out}");
     let stats: serde_json::Value = serde_json::from_str(&stderr_of(&set)).expect("JSON");
     assert_eq!(stats["passes"][0]["counters"]["combined"], 1);
+    // The same through the path that keeps the module (--time-passes,
+    // --print-after): the same text, and dumps with the new header.
+    let kept = run(&["-O2", "--target=sm_80", "--set-target", "--time-passes", "--print-after=dce", path(&input)]);
+    assert_eq!(stdout_of(&kept), out);
+    assert!(stderr_of(&kept).starts_with("// *** IR after dce ***\n// sm_70 has no cvt.pack"), "{}", stderr_of(&kept));
+    assert!(stderr_of(&kept).contains("\n.target sm_80\n"), "{}", stderr_of(&kept));
+    // --check counts a new .target as a change, even where no pass changes anything.
+    let check = run(&["--check", "--target=sm_90", "--set-target", path(&input)]);
+    assert_eq!(check.status.code(), Some(3), "{}", stderr_of(&check));
+    assert!(stderr_of(&check).contains("would change '.target sm_70'"), "{}", stderr_of(&check));
+    let same = run(&["--check", "--target=sm_70", "--set-target", path(&input)]);
+    assert_eq!(same.status.code(), Some(0), "{}", stderr_of(&same));
     // A target below what the file says gates a pass off; a pass that does
     // not depend on the target is unaffected.
     let narrow = rewritten();
