@@ -18,7 +18,7 @@ fn after_help() -> String {
     for p in ptx_opt::passes() {
         s.push_str(&format!("  {:<20} {}\n", p.name, p.description));
         if !p.options.is_empty() {
-            s.push_str(&format!("  {:<20}   options: {}<{}>\n", "", p.name, p.options));
+            s.push_str(&format!("  {:<20}   options ({}<...>): {}\n", "", p.name, p.options));
         }
     }
     for level in 0..=2u8 {

@@ -344,7 +344,7 @@ fn pipeline_text_with_default_pipelines_and_pass_options() {
     }
     // --help lists the options.
     let help = stdout_of(&run(&["--help"]));
-    assert!(help.contains("options: fold-byte-gathers<min-saving=N"), "{help}");
+    assert!(help.contains("options (fold-byte-gathers<...>): min-saving=N: "), "{help}");
     assert!(help.contains("default<O0|O1|O2|O3|Os>"), "{help}");
 }
 
