@@ -164,16 +164,28 @@ impl FunctionPass for FoldPrmt {
         let mut decisions = Vec::new();
         // The movs and prmts feeding rewritten prmts may be left unread.
         let mut candidates = Vec::new();
+        // Prmts left alone, and why (missed remarks).
+        let mut missed = Vec::new();
         for id in func.inst_ids().filter(|&id| func.insts[id].opcode == Opcode::Prmt) {
-            if let Some((rewrite, counter)) = decide(&values, id) {
-                decisions.push((id, rewrite, counter));
-                candidates.extend(
-                    values
-                        .feeding(id)
-                        .into_iter()
-                        .filter(|&d| matches!(func.insts[d].opcode, Opcode::Mov | Opcode::Prmt)),
-                );
-            }
+            let Some((rewrite, counter)) = decide(&values, id) else {
+                let known = func.insts[id].as_prmt().and_then(|p| values.known_value(id, p.selector)).is_some();
+                missed.push((
+                    func.insts[id].span,
+                    if known {
+                        "prmt left alone: its selector is known, but no copy, constant or shorter prmt computes it"
+                    } else {
+                        "prmt left alone: its selector is not a known constant"
+                    },
+                ));
+                continue;
+            };
+            decisions.push((id, rewrite, counter));
+            candidates.extend(
+                values.feeding(id).into_iter().filter(|&d| matches!(func.insts[d].opcode, Opcode::Mov | Opcode::Prmt)),
+            );
+        }
+        for (span, reason) in missed {
+            cx.missed(span, reason);
         }
         if decisions.is_empty() {
             return Ok(false);

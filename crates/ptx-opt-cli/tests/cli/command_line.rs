@@ -437,6 +437,13 @@ fn missed_remarks_with_the_reason_behind_a_flag() {
         "{}",
         stderr_of(&site)
     );
+    let memory = testdata("passes").join("fold-prmt").join("trap-selector-from-memory.ptx");
+    let prmt = run(&["-O2", "--remarks=-", "--remarks-format=text", "--remarks-missed", path(&memory)]);
+    assert!(
+        stderr_of(&prmt).contains(":21:2: remark: missed: prmt left alone: its selector is not a known constant in"),
+        "{}",
+        stderr_of(&prmt)
+    );
     // The flag needs --remarks.
     let usage = run(&["-O2", "--remarks-missed", path(&input)]);
     assert_eq!(usage.status.code(), Some(2));
