@@ -879,7 +879,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Trap => Err(InterpError::Undefined { message: "trap executed".into(), line: self.line(at) }),
             Bar | Barrier => self.exec_bar(at),
             Shfl | Vote | Match | Redux | Activemask => self.exec_warp(at),
-            Ldmatrix | Mma | Movmatrix | Stmatrix => self.exec_tensor(at),
+            Ldmatrix | Mma | Movmatrix | Stmatrix | Wmma => self.exec_tensor(at),
             Atom | Red => self.exec_atom(at),
             Vadd2 | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2 | Vadd4 | Vsub4 | Vavrg4 | Vabsdiff4 | Vmin4
             | Vmax4 | Vset4 => self.exec_video_simd(at),
@@ -897,7 +897,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Alloca | Applypriority | Brkpt | Brx | Clusterlaunchcontrol | Discard | Elect | Fns | Getctarank
             | Istypep | Mapa | Mbarrier | Multimem | Setmaxnreg | Stackrestore | Stacksave | Suld | Suq | Sured
             | Sust | Tcgen05 | Tensormap | Tex | Tld4 | Txq | Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vsub
-            | Wgmma | Wmma => Err(self.unsupported(at)),
+            | Wgmma => Err(self.unsupported(at)),
             Other(_) => Err(self.unsupported(at)),
         }
     }
@@ -1069,6 +1069,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let fp8 = |t: &ScalarType| matches!(t, ScalarType::E4m3x2 | ScalarType::E5m2x2);
         if types.len() == 2 && (fp8(&types[0]) || fp8(&types[1])) {
             return self.exec_cvt_fp8(at, types[0], types[1]);
+        }
+        if types == [ScalarType::Tf32, ScalarType::F32] {
+            return self.exec_cvt_tf32(at);
         }
         if at.inst.operands.len() == 3 && types.len() == 2 && matches!(types[0], ScalarType::F16x2 | ScalarType::Bf16x2)
         {
@@ -2691,7 +2694,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 self.check(at, &[], 0)?;
                 WarpKind::ActiveMask
             }
-            Opcode::Mma | Opcode::Ldmatrix | Opcode::Stmatrix | Opcode::Movmatrix => {
+            Opcode::Mma | Opcode::Ldmatrix | Opcode::Stmatrix | Opcode::Movmatrix | Opcode::Wmma => {
                 WarpKind::Tensor(self.tensor_op(at)?)
             }
             _ => return Err(self.unsupported(at)),

@@ -26,9 +26,12 @@
 //! cos, tanh, rsqrt: see [`approx`]), and tensor-core warp collectives:
 //! `mma.sync` (f16/bf16/tf32/f64 and s8/u8/s4/u4 shapes, `.row.col`, the
 //! fragment layouts of the ISA; floats as one exactly rounded dot product),
-//! `ldmatrix`/`stmatrix` (`.m8n8.b16`, `.x1/.x2/.x4`, `.trans`) and
-//! `movmatrix`. Not modelled (reported): wmma, wgmma, tcgen05, other mma
-//! shapes (m8n8k4 f16, b1, fp8), textures, surfaces.
+//! `ldmatrix`/`stmatrix` (`.m8n8.b16`, `.x1/.x2/.x4`, `.trans`),
+//! `movmatrix`, `wmma.load/mma/store` (f16/bf16/s8/u8 m16n16k16, m32n8k16,
+//! m8n32k16, tf32 m16n16k8, f64 m8n8k4; fragments in an interpreter layout,
+//! the ISA leaves them unspecified) and `cvt.*.tf32.f32`. Not modelled
+//! (reported): wgmma, tcgen05, other mma/wmma shapes (m8n8k4 f16, b1, fp8,
+//! wmma s4/u4), textures, surfaces.
 //!
 //! Conventions where PTX leaves a choice open, fixed so that results are
 //! deterministic and comparable:

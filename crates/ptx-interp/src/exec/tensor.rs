@@ -42,6 +42,53 @@ pub(crate) enum TensorOp {
     },
     /// `movmatrix.m8n8.trans.b16`.
     Movmatrix,
+    Wmma(Wmma),
+}
+
+/// Which `wmma` operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WmmaKind {
+    /// `wmma.load.a/b/c` (matrix 0, 1, 2).
+    Load(u8),
+    /// `wmma.store.d`.
+    Store,
+    Mma,
+}
+
+/// A `wmma` instruction: its shape, and for a load or store the element
+/// type and memory layout of the matrix; for `mma` the types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Wmma {
+    kind: WmmaKind,
+    ty: Elem,
+    col: bool,
+    mma: Mma,
+}
+
+impl Wmma {
+    /// Rows, columns, registers and elements per register of the fragment
+    /// of `matrix` (0 = A, 1 = B, 2 = C/D) with elements of type `ty`.
+    fn frag(&self, matrix: u8, ty: Elem) -> (usize, usize, usize, usize) {
+        let Mma { m, n, k, .. } = self.mma;
+        let (rows, cols) = match matrix {
+            0 => (m, k),
+            1 => (k, n),
+            _ => (m, n),
+        };
+        let per = ty.per_reg();
+        // f16 A and B fragments are eight f16x2 registers in every shape
+        // (elements held by more than one lane).
+        let regs = if ty == Elem::F16 && matrix < 2 { 8 } else { rows * cols / 32 / per };
+        (rows, cols, regs, per)
+    }
+
+    /// (row, column) of element `q` of `lane`'s fragment: the interpreter's
+    /// layout (the ISA leaves wmma fragments unspecified): lane-major over
+    /// the row-major matrix, wrapping where lanes hold copies.
+    fn pos(rows: usize, cols: usize, elems: usize, lane: usize, q: usize) -> (usize, usize) {
+        let idx = (lane * elems + q) % (rows * cols);
+        (idx / cols, idx % cols)
+    }
 }
 
 /// The element types of `mma`.
@@ -272,6 +319,7 @@ impl Ctx<'_, '_> {
                     TensorOp::Stmatrix { num, trans }
                 })
             }
+            Opcode::Wmma => self.wmma_op(at, &ws, (m, n, k)).map(TensorOp::Wmma),
             Opcode::Movmatrix => {
                 self.check(at, &["sync", "aligned", "m8n8", "trans"], 0)?;
                 let types: Vec<ScalarType> = at.inst.types().collect();
@@ -284,6 +332,143 @@ impl Ctx<'_, '_> {
         }
     }
 
+    fn wmma_op(&self, at: &At<'_>, ws: &[&str], (m, n, k): (usize, usize, usize)) -> R<Wmma> {
+        let has = |w: &str| ws.contains(&w);
+        let shape_word = format!("m{m}n{n}k{k}");
+        let mut allowed =
+            vec!["sync", "aligned", "row", "col", "load", "store", "mma", "a", "b", "c", "d", "satfinite"];
+        allowed.push(&shape_word);
+        self.check(at, &allowed, super::F_SPACE | super::F_ROUND)?;
+        let types: Vec<Option<Elem>> = at.inst.types().map(Elem::of).collect();
+        let layouts: Vec<bool> = ws.iter().filter(|w| **w == "row" || **w == "col").map(|w| *w == "col").collect();
+        let unsupported = || self.unsupported_because(at, "wmma shape and types");
+        let shapes16 = matches!((m, n, k), (16, 16, 16) | (32, 8, 16) | (8, 32, 16));
+        // The A type a C type goes with, and whether the shape fits A.
+        let fits = |a: Elem, c: Elem| match a {
+            Elem::F16 => shapes16 && matches!(c, Elem::F16 | Elem::F32),
+            Elem::Bf16 => shapes16 && c == Elem::F32,
+            Elem::Tf32 => (m, n, k) == (16, 16, 8) && c == Elem::F32,
+            Elem::S8 | Elem::U8 => shapes16 && c == Elem::S32,
+            Elem::F64 => (m, n, k) == (8, 8, 4) && c == Elem::F64,
+            _ => false,
+        };
+        let mut mma = Mma { m, n, k, d: Elem::F32, a: Elem::F16, b: Elem::F16, c: Elem::F32, satfinite: false };
+        let rounding = at.inst.modifiers.iter().any(|md| matches!(md, Modifier::Rounding(_)));
+        if has("mma") {
+            let (d, a, b, c) = match types[..] {
+                [Some(d), Some(c)] => (d, Elem::F16, Elem::F16, c),
+                [Some(d), Some(a), Some(b), Some(c)] => (d, a, b, c),
+                _ => return Err(unsupported()),
+            };
+            mma = Mma { m, n, k, d, a, b, c, satfinite: has("satfinite") };
+            let same_class = a == b || matches!((a, b), (Elem::S8 | Elem::U8, Elem::S8 | Elem::U8));
+            let d_ok = if a == Elem::F16 { matches!(d, Elem::F16 | Elem::F32) } else { d == c };
+            let sat_ok = !mma.satfinite || (d.is_int() || matches!(d, Elem::F16 | Elem::F32));
+            let round_ok = !rounding || (a == Elem::F64 && at.inst.rounding() == Some(ptx_ir::Rounding::Rn));
+            if layouts.len() != 2 || !same_class || !fits(a, c) || !d_ok || !sat_ok || !round_ok {
+                return Err(unsupported());
+            }
+            return Ok(Wmma { kind: WmmaKind::Mma, ty: a, col: false, mma });
+        }
+        let kind = match (has("load"), has("store"), has("a"), has("b"), has("c"), has("d")) {
+            (true, false, true, false, false, false) => WmmaKind::Load(0),
+            (true, false, false, true, false, false) => WmmaKind::Load(1),
+            (true, false, false, false, true, false) => WmmaKind::Load(2),
+            (false, true, false, false, false, true) => WmmaKind::Store,
+            _ => return Err(unsupported()),
+        };
+        let [Some(ty)] = types[..] else { return Err(unsupported()) };
+        let ok = match kind {
+            WmmaKind::Load(0 | 1) => [Elem::F32, Elem::S32].iter().any(|&c| fits(ty, c)) || fits(ty, Elem::F64),
+            _ => [Elem::F16, Elem::Bf16, Elem::Tf32, Elem::S8, Elem::F64].iter().any(|&a| fits(a, ty)),
+        };
+        if !ok || layouts.len() != 1 || rounding || has("satfinite") {
+            return Err(unsupported());
+        }
+        if !matches!(at.inst.space(), None | Some(StateSpace::Global) | Some(StateSpace::Shared)) {
+            return Err(self.invalid(at, "state space"));
+        }
+        mma.a = ty;
+        Ok(Wmma { kind, ty, col: layouts[0], mma })
+    }
+
+    /// The address and stride (in elements) of a wmma load or store.
+    fn wmma_memory(
+        &self,
+        at: &At<'_>,
+        w: &Wmma,
+        addr: &Operand,
+        stride: Option<&&Operand>,
+    ) -> R<(StateSpace, u64, u64)> {
+        let Operand::Address(a) = addr else { return Err(self.invalid(at, "wmma address")) };
+        let (space, p) = self.address(at, a, at.inst.space())?;
+        if !matches!(space, StateSpace::Global | StateSpace::Shared) {
+            return Err(InterpError::Undefined {
+                message: "wmma address outside .global and .shared memory".into(),
+                line: self.line(at),
+            });
+        }
+        let matrix = if let WmmaKind::Load(x) = w.kind { x } else { 2 };
+        let (rows, cols, _, _) = w.frag(matrix, w.ty);
+        let stride = match stride {
+            Some(s) => self.value(at, s, ScalarType::U32)? as u64,
+            None if w.col => rows as u64,
+            None => cols as u64,
+        };
+        // A stride below the leading dimension is undefined in the ISA; the
+        // addresses are computed as written (rows overlap), the same on
+        // both sides of a diff, rather than failing every trial of a
+        // kernel whose stride is a parameter.
+        Ok((space, p, stride))
+    }
+
+    /// Byte address of element (r, c) of a wmma matrix in memory.
+    fn wmma_element_address(w: &Wmma, p: u64, stride: u64, r: usize, c: usize) -> u64 {
+        let (major, minor) = if w.col { (c, r) } else { (r, c) };
+        p.wrapping_add((major as u64 * stride + minor as u64) * (w.ty.bits() as u64 / 8))
+    }
+
+    /// `cvt.{rna,rn,rz}{.satfinite}{.relu}.tf32.f32`: f32 rounded to the
+    /// 10 fraction bits of tf32, in an f32's bits with the low 13 clear
+    /// (`.rna`: ties away from zero). NaN gives the canonical tf32 NaN
+    /// `0x7fffe000`; `.satfinite` turns infinities (also from rounding) into
+    /// the largest finite tf32; `.relu` turns negatives into +0.
+    pub(super) fn exec_cvt_tf32(&mut self, at: &At<'_>) -> R<super::Flow> {
+        self.check(at, &["relu", "satfinite"], super::F_ROUND)?;
+        self.ops(at, 2)?;
+        let round = at.inst.rounding();
+        use ptx_ir::Rounding;
+        let (rna, rn) = match round {
+            Some(Rounding::Rna) => (true, false),
+            Some(Rounding::Rn) => (false, true),
+            Some(Rounding::Rz) => (false, false),
+            _ => return Err(self.unsupported_because(at, "tf32 rounding")),
+        };
+        let x = self.value(at, self.op(at, 1)?, ScalarType::F32)? as u32;
+        let (sat, relu) = (Self::word(at, "satfinite"), Self::word(at, "relu"));
+        let sign = x & 0x8000_0000;
+        let mag = x & 0x7fff_ffff;
+        let d = if mag > 0x7f80_0000 {
+            0x7fff_e000
+        } else if relu && sign != 0 {
+            0
+        } else {
+            let rounded = if mag == 0x7f80_0000 {
+                mag
+            } else if rna {
+                (mag + 0x1000) & !0x1fff
+            } else if rn {
+                (mag + 0xfff + ((mag >> 13) & 1)) & !0x1fff
+            } else {
+                mag & !0x1fff
+            };
+            let rounded = if sat && rounded >= 0x7f80_0000 { 0x7f7f_e000 } else { rounded };
+            sign | rounded
+        };
+        self.write(at, self.op(at, 0)?, d as u128, ScalarType::B32)?;
+        Ok(super::Flow::Next)
+    }
+
     /// The operands of `op` in order (destination first), checked for count.
     fn tensor_operands<'i>(&self, at: &At<'i>, op: TensorOp) -> R<Vec<Vec<&'i Operand>>> {
         let ops: Vec<Vec<&Operand>> = at.inst.operands.iter().map(frag).collect();
@@ -292,8 +477,21 @@ impl Ctx<'_, '_> {
             TensorOp::Ldmatrix { num, .. } => vec![num as usize, 1],
             TensorOp::Stmatrix { num, .. } => vec![1, num as usize],
             TensorOp::Movmatrix => vec![1, 1],
+            TensorOp::Wmma(w) => match w.kind {
+                WmmaKind::Load(x) => vec![w.frag(x, w.ty).2, 1, 1],
+                WmmaKind::Store => vec![1, w.frag(2, w.ty).2, 1],
+                WmmaKind::Mma => {
+                    let m = &w.mma;
+                    vec![w.frag(2, m.d).2, w.frag(0, m.a).2, w.frag(1, m.b).2, w.frag(2, m.c).2]
+                }
+            },
         };
-        if ops.len() != want.len() || ops.iter().zip(&want).any(|(o, w)| o.len() != *w) {
+        // A wmma load or store may leave out its stride.
+        let want_len = match op {
+            TensorOp::Wmma(Wmma { kind: WmmaKind::Load(_) | WmmaKind::Store, .. }) if ops.len() == 2 => 2,
+            _ => want.len(),
+        };
+        if ops.len() != want_len || ops.iter().zip(&want).any(|(o, w)| o.len() != *w) {
             return Err(self.invalid(at, "fragment operand count"));
         }
         Ok(ops)
@@ -347,6 +545,31 @@ impl Ctx<'_, '_> {
             }
             TensorOp::Stmatrix { .. } => read(&ops[1], 32)?,
             TensorOp::Movmatrix => read(&ops[1], 32)?,
+            TensorOp::Wmma(w) => match w.kind {
+                WmmaKind::Load(x) => {
+                    let (space, p, stride) = self.wmma_memory(at, &w, ops[1][0], ops.get(2).and_then(|o| o.first()))?;
+                    let (rows, cols, regs, per) = w.frag(x, w.ty);
+                    let size = w.ty.bits() as u64 / 8;
+                    let mut v = vec![0u64; regs];
+                    for q in 0..regs * per {
+                        let (r, c) = Wmma::pos(rows, cols, regs * per, lane, q);
+                        let a = Self::wmma_element_address(&w, p, stride, r, c);
+                        self.check_align(at, space, a, size)?;
+                        let bytes = self.read_bytes(at, space, a, size)?;
+                        let raw = bytes.iter().rev().fold(0u64, |acc, &b| acc << 8 | b as u64);
+                        v[q / per] |= raw << (w.ty.bits() as usize * (q % per));
+                    }
+                    v
+                }
+                WmmaKind::Store => read(&ops[1], w.ty.reg_bits())?,
+                WmmaKind::Mma => {
+                    let m = &w.mma;
+                    let mut v = read(&ops[1], m.a.reg_bits())?;
+                    v.extend(read(&ops[2], m.b.reg_bits())?);
+                    v.extend(read(&ops[3], m.c.reg_bits())?);
+                    v
+                }
+            },
         })
     }
 
@@ -362,9 +585,28 @@ impl Ctx<'_, '_> {
                 let bytes: Vec<u8> = v.iter().flat_map(|w| w.to_le_bytes()).collect();
                 self.write_bytes(at, space, addr, &bytes)
             }
+            TensorOp::Wmma(w @ Wmma { kind: WmmaKind::Store, .. }) => {
+                let (space, p, stride) = self.wmma_memory(at, &w, ops[0][0], ops.get(2).and_then(|o| o.first()))?;
+                let (rows, cols, regs, per) = w.frag(2, w.ty);
+                let lane = (self.thread.linear % 32) as usize;
+                let size = w.ty.bits() as u64 / 8;
+                for q in 0..regs * per {
+                    let (r, c) = Wmma::pos(rows, cols, regs * per, lane, q);
+                    let a = Self::wmma_element_address(&w, p, stride, r, c);
+                    self.check_align(at, space, a, size)?;
+                    let raw = v.get(q / per).copied().unwrap_or(0) >> (w.ty.bits() as usize * (q % per));
+                    self.write_bytes(at, space, a, &raw.to_le_bytes()[..size as usize])?;
+                }
+                Ok(())
+            }
             _ => {
                 let ty = match op {
-                    TensorOp::Mma(m) if m.d.reg_bits() == 64 => ScalarType::B64,
+                    TensorOp::Mma(m) | TensorOp::Wmma(Wmma { kind: WmmaKind::Mma, mma: m, .. })
+                        if m.d.reg_bits() == 64 =>
+                    {
+                        ScalarType::B64
+                    }
+                    TensorOp::Wmma(w) if w.ty.reg_bits() == 64 => ScalarType::B64,
                     _ => ScalarType::B32,
                 };
                 if v.len() != ops[0].len() {
@@ -434,6 +676,20 @@ pub(crate) fn compute(op: TensorOp, inputs: &[(usize, WarpIn)]) -> Result<Vec<(u
                 outs.push((l, out(words)));
             }
         }
+        TensorOp::Wmma(w) => match w.kind {
+            // Each lane moved its own elements; the warp only synchronizes.
+            WmmaKind::Load(_) | WmmaKind::Store => {
+                for (l, input) in inputs {
+                    outs.push((*l, out(input.v.clone())));
+                }
+            }
+            WmmaKind::Mma => {
+                let d = wmma_mma(&w, |l| lane_v(l))?;
+                for (l, v) in d.into_iter().enumerate() {
+                    outs.push((l, out(v)));
+                }
+            }
+        },
         TensorOp::Movmatrix => {
             for l in 0..32 {
                 let (g, t) = (l / 4, l % 4);
@@ -485,22 +741,7 @@ fn mma<'v>(m: &Mma, regs: impl Fn(usize) -> &'v Vec<u64>) -> Result<Vec<Vec<u64>
             }
         }
     }
-    let mut d = vec![vec![0u64; m.n]; m.m];
-    for (r, row) in d.iter_mut().enumerate() {
-        for (col, out) in row.iter_mut().enumerate() {
-            *out = if m.d.is_int() {
-                let mut sum = m.c.int(c[r][col]);
-                for kk in 0..m.k {
-                    sum += m.a.int(a[r][kk]) * m.b.int(b[kk][col]);
-                }
-                let v = if m.satfinite { sum.clamp(i32::MIN as i64, i32::MAX as i64) } else { sum };
-                v as u32 as u64
-            } else {
-                let terms = (0..m.k).map(|kk| (m.a.float(a[r][kk]), m.b.float(b[kk][col])));
-                dot(terms, m.c.float(c[r][col]), m.d.format())
-            };
-        }
-    }
+    let d = multiply(m, &a, &b, &c);
     let per = m.d.per_reg();
     let nd = m.regs_c(m.d);
     Ok((0..32)
@@ -513,6 +754,77 @@ fn mma<'v>(m: &Mma, regs: impl Fn(usize) -> &'v Vec<u64>) -> Result<Vec<Vec<u64>
                     })
                 })
                 .collect()
+        })
+        .collect())
+}
+
+/// D = A B + C on whole matrices of raw elements.
+fn multiply(m: &Mma, a: &[Vec<u64>], b: &[Vec<u64>], c: &[Vec<u64>]) -> Vec<Vec<u64>> {
+    let mut d = vec![vec![0u64; m.n]; m.m];
+    for (r, row) in d.iter_mut().enumerate() {
+        for (col, out) in row.iter_mut().enumerate() {
+            *out = if m.d.is_int() {
+                let mut sum = m.c.int(c[r][col]);
+                for kk in 0..m.k {
+                    sum += m.a.int(a[r][kk]) * m.b.int(b[kk][col]);
+                }
+                let v = if m.satfinite { sum.clamp(i32::MIN as i64, i32::MAX as i64) } else { sum };
+                v as u32 as u64
+            } else {
+                let terms = (0..m.k).map(|kk| (m.a.float(a[r][kk]), m.b.float(b[kk][col])));
+                let v = dot(terms, m.c.float(c[r][col]), m.d.format());
+                // .satfinite on a float D: infinities become the largest finite value.
+                let f = m.d.format();
+                if m.satfinite && f.is_inf(v) {
+                    f.max_finite(f.is_negative(v))
+                } else {
+                    v
+                }
+            };
+        }
+    }
+    d
+}
+
+/// `wmma.mma` for the whole warp: gathers A, B and C from the fragments
+/// (the first lane holding an element gives it) and returns each lane's D.
+fn wmma_mma<'v>(w: &Wmma, regs: impl Fn(usize) -> &'v Vec<u64>) -> Result<Vec<Vec<u64>>, String> {
+    let m = &w.mma;
+    let geo = [w.frag(0, m.a), w.frag(1, m.b), w.frag(2, m.c)];
+    let tys = [m.a, m.b, m.c];
+    let mut mats: Vec<Vec<Vec<u64>>> = geo.iter().map(|&(rows, cols, _, _)| vec![vec![0u64; cols]; rows]).collect();
+    let mut seen: Vec<Vec<Vec<bool>>> = geo.iter().map(|&(rows, cols, _, _)| vec![vec![false; cols]; rows]).collect();
+    for lane in 0..32 {
+        let v = regs(lane);
+        if v.len() != geo.iter().map(|g| g.2).sum::<usize>() {
+            return Err("wmma fragment of the wrong size".into());
+        }
+        let mut base = 0;
+        for x in 0..3 {
+            let (rows, cols, nregs, per) = geo[x];
+            let bits = tys[x].bits() as usize;
+            for q in 0..nregs * per {
+                let (r, c) = Wmma::pos(rows, cols, nregs * per, lane, q);
+                if !seen[x][r][c] {
+                    seen[x][r][c] = true;
+                    let reg = v[base + q / per];
+                    mats[x][r][c] = if bits == 64 { reg } else { (reg >> (bits * (q % per))) & ((1u64 << bits) - 1) };
+                }
+            }
+            base += nregs;
+        }
+    }
+    let d = multiply(m, &mats[0], &mats[1], &mats[2]);
+    let (rows, cols, nregs, per) = w.frag(2, m.d);
+    let bits = m.d.bits() as usize;
+    Ok((0..32)
+        .map(|lane| {
+            let mut out = vec![0u64; nregs];
+            for q in 0..nregs * per {
+                let (r, c) = Wmma::pos(rows, cols, nregs * per, lane, q);
+                out[q / per] |= d[r][c] << (bits * (q % per));
+            }
+            out
         })
         .collect())
 }

@@ -477,7 +477,7 @@ fn conversions_that_need_a_rounding_mode_are_rejected_without_one() {
     expect_cannot_model("cvt.f32.s32 %f1, %r1;", &[]);
     expect_cannot_model("cvt.f32.f64 %f1, %fd1;", &[]);
     expect_cannot_model("cvt.rn.s32.f32 %r1, %f1;", &[]);
-    expect_cannot_model("cvt.rna.tf32.f32 %r1, %f1;", &[]);
+    expect_cannot_model("cvt.rm.tf32.f32 %r1, %f1;", &[]);
     expect_cannot_model("cvt.rn.e4m3x2.f32 %rs1, %f1, %f2;", &[]);
     expect_cannot_model("cvt.rz.satfinite.e4m3x2.f32 %rs1, %f1, %f2;", &[]);
     expect_cannot_model("cvt.rn.satfinite.e2m1x2.f32 %rc1, %f1, %f2;", &[]);

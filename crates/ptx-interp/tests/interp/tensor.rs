@@ -553,3 +553,167 @@ fn tensor_errors_are_reported() {
     let e = run("\tldmatrix.sync.aligned.m8n8.x1.b16 {%x0}, [%rd14];\n", 32);
     assert!(e.unwrap_err().contains("outside .shared"));
 }
+
+/// Places a rows x cols matrix of `t` elements in memory: `col` layout
+/// (column-major) or row-major, `stride` elements between the starts of
+/// consecutive rows (columns).
+fn store_matrix(buf: &mut Vec<u8>, at: usize, m: &[Vec<u64>], t: T, col: bool, stride: usize) {
+    let size = t.bits() as usize / 8;
+    for (r, row) in m.iter().enumerate() {
+        for (c, &v) in row.iter().enumerate() {
+            let off = at + if col { c * stride + r } else { r * stride + c } * size;
+            if buf.len() < off + size {
+                buf.resize(off + size, 0);
+            }
+            buf[off..off + size].copy_from_slice(&v.to_le_bytes()[..size]);
+        }
+    }
+}
+
+/// Registers of a wmma fragment: eight f16x2 for f16 A and B, else one
+/// per element (four s8, two bf16 or f16 in a register).
+fn wmma_regs(rows: usize, cols: usize, t: T, a_or_b: bool) -> usize {
+    if t == T::F16 && a_or_b {
+        8
+    } else {
+        rows * cols / 32 / t.per_reg()
+    }
+}
+
+/// wmma.load a, b, c; wmma.mma; wmma.store d, with the given layouts and
+/// strides larger than the matrices: D in memory against the reference.
+#[allow(clippy::too_many_arguments)]
+fn check_wmma(s: Shape, d: T, a: T, b: T, c: T, layouts: [bool; 4], seed: u64) {
+    let mut rng = SplitMix64::new(seed);
+    let mut am = vec![vec![0u64; s.k]; s.m];
+    let mut bm = vec![vec![0u64; s.n]; s.k];
+    let mut cm = vec![vec![0u64; s.n]; s.m];
+    am.iter_mut().flatten().for_each(|x| *x = a.random(&mut rng));
+    bm.iter_mut().flatten().for_each(|x| *x = b.random(&mut rng));
+    cm.iter_mut().flatten().for_each(|x| *x = c.random(&mut rng));
+    let [la, lb, lc, ld] = layouts;
+    // Leading dimension plus a gap of 8 elements.
+    let lead = |rows: usize, cols: usize, col: bool| if col { rows } else { cols } + 8;
+    let (sa, sb, sc, sd) = (lead(s.m, s.k, la), lead(s.k, s.n, lb), lead(s.m, s.n, lc), lead(s.m, s.n, ld));
+    let mut input = Vec::new();
+    store_matrix(&mut input, 0, &am, a, la, sa);
+    let off_b = input.len().div_ceil(256) * 256;
+    store_matrix(&mut input, off_b, &bm, b, lb, sb);
+    let off_c = input.len().div_ceil(256) * 256;
+    store_matrix(&mut input, off_c, &cm, c, lc, sc);
+    let wide = |t: T| t.reg_bits() == 64;
+    let regs = |from: usize, n: usize, t: T| {
+        (from..from + n)
+            .map(|i| if wide(t) { format!("%fx{i}") } else { format!("%x{i}") })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (na, nb, nc, nd) = (
+        wmma_regs(s.m, s.k, a, true),
+        wmma_regs(s.k, s.n, b, true),
+        wmma_regs(s.m, s.n, c, false),
+        wmma_regs(s.m, s.n, d, false),
+    );
+    let lay = |col: bool| if col { "col" } else { "row" };
+    let shape = format!("m{}n{}k{}", s.m, s.n, s.k);
+    let types = if a == T::F16 {
+        format!("{}.{}", d.name(), c.name())
+    } else {
+        format!("{}.{}.{}.{}", d.name(), a.name(), b.name(), c.name())
+    };
+    let rn = if a == T::F64 { ".rn" } else { "" };
+    let (ra, rb, rc, rd) = (regs(0, na, a), regs(na, nb, b), regs(na + nb, nc, c), regs(na + nb + nc, nd, d));
+    let body = format!(
+        "\tadd.s64 %rd1, %rd15, {off_b};\n\tadd.s64 %rd2, %rd15, {off_c};\n\
+         \twmma.load.a.sync.aligned.{}.{shape}.global.{} {{{ra}}}, [%rd15], {sa};\n\
+         \twmma.load.b.sync.aligned.{}.{shape}.global.{} {{{rb}}}, [%rd1], {sb};\n\
+         \twmma.load.c.sync.aligned.{}.{shape}.global.{} {{{rc}}}, [%rd2], {sc};\n\
+         \twmma.mma.sync.aligned.{}.{}.{shape}{rn}.{types} {{{rd}}}, {{{ra}}}, {{{rb}}}, {{{rc}}};\n\
+         \twmma.store.d.sync.aligned.{}.{shape}.global.{} [%rd14], {{{rd}}}, {sd};\n",
+        lay(la),
+        a.name(),
+        lay(lb),
+        b.name(),
+        lay(lc),
+        c.name(),
+        lay(la),
+        lay(lb),
+        lay(ld),
+        d.name(),
+    );
+    let text = module_text(&body, "\t.reg .b32 %x<64>;\n\t.reg .b64 %fx<16>;\n", "");
+    let out = run_text(&text, &input, 32).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let data = &out.buffers[0].data;
+    let size = d.bits() as usize / 8;
+    for r in 0..s.m {
+        for col in 0..s.n {
+            let want = if d.is_int() {
+                let mut sum = c.value(cm[r][col]) as i64;
+                for k in 0..s.k {
+                    sum += a.value(am[r][k]) as i64 * b.value(bm[k][col]) as i64;
+                }
+                sum as u32 as u64
+            } else {
+                let mut sum = c.value(cm[r][col]);
+                for k in 0..s.k {
+                    sum += a.value(am[r][k]) * b.value(bm[k][col]);
+                }
+                match d {
+                    T::F32 => (sum as f32).to_bits() as u64,
+                    T::F64 => sum.to_bits(),
+                    _ => f16_bits(sum),
+                }
+            };
+            let off = if ld { col * sd + r } else { r * sd + col } * size;
+            let mut raw = [0u8; 8];
+            raw[..size].copy_from_slice(&data[off..off + size]);
+            assert_eq!(u64::from_le_bytes(raw), want, "wmma {shape} {types} {layouts:?} seed {seed}: D[{r}][{col}]");
+        }
+    }
+    // Memory between the rows (the stride's gap) is untouched.
+    let gap = if ld { (s.m, sd) } else { (s.n, sd) };
+    assert!(data[gap.0 * size..gap.1 * size].iter().all(|&x| x == 0), "wmma {shape}: store wrote past a row");
+}
+
+#[test]
+fn wmma_load_mma_store() {
+    let (r, c) = (false, true);
+    for seed in 1..3 {
+        check_wmma(sh(16, 16, 16), T::F32, T::F16, T::F16, T::F32, [r, c, r, r], seed);
+        check_wmma(sh(16, 16, 16), T::F32, T::F16, T::F16, T::F32, [c, r, c, c], seed);
+        check_wmma(sh(32, 8, 16), T::F16, T::F16, T::F16, T::F16, [r, c, r, c], seed);
+        check_wmma(sh(8, 32, 16), T::F32, T::F16, T::F16, T::F16, [r, r, r, r], seed);
+        check_wmma(sh(16, 16, 16), T::F32, T::Bf16, T::Bf16, T::F32, [r, r, c, r], seed);
+        check_wmma(sh(32, 8, 16), T::F32, T::Bf16, T::Bf16, T::F32, [c, c, r, r], seed);
+        check_wmma(sh(16, 16, 8), T::F32, T::Tf32, T::Tf32, T::F32, [r, r, r, c], seed);
+        check_wmma(sh(16, 16, 16), T::S32, T::S8, T::S8, T::S32, [r, c, r, r], seed);
+        check_wmma(sh(8, 32, 16), T::S32, T::U8, T::U8, T::S32, [c, r, r, c], seed);
+        check_wmma(sh(8, 8, 4), T::F64, T::F64, T::F64, T::F64, [r, c, r, r], seed);
+    }
+}
+
+#[test]
+fn cvt_to_tf32() {
+    use crate::harness::eval;
+    let cases: &[(&str, u32, u32)] = &[
+        // 1 + 2^-11 is halfway between tf32 neighbours 1 and 1 + 2^-10.
+        ("cvt.rna.tf32.f32", 0x3f80_1000, 0x3f80_2000),
+        ("cvt.rn.tf32.f32", 0x3f80_1000, 0x3f80_0000),
+        ("cvt.rz.tf32.f32", 0x3f80_1fff, 0x3f80_0000),
+        ("cvt.rn.tf32.f32", 0x3f80_3000, 0x3f80_4000),
+        ("cvt.rna.tf32.f32", 0x3f80_0fff, 0x3f80_0000),
+        ("cvt.rna.tf32.f32", 0xbf80_1000, 0xbf80_2000),
+        // Rounding up past the largest finite value: inf, or the largest tf32 with .satfinite.
+        ("cvt.rna.tf32.f32", 0x7f7f_ffff, 0x7f80_0000),
+        ("cvt.rna.satfinite.tf32.f32", 0x7f7f_ffff, 0x7f7f_e000),
+        ("cvt.rna.satfinite.tf32.f32", 0xff80_0000, 0xff7f_e000),
+        ("cvt.rna.tf32.f32", 0x7fc0_0001, 0x7fff_e000),
+        ("cvt.rn.relu.tf32.f32", 0xbfc0_0000, 0),
+        // Subnormals round on the same 2^-13-of-the-fraction grid.
+        ("cvt.rna.tf32.f32", 0x0000_1000, 0x0000_2000),
+    ];
+    for &(op, x, want) in cases {
+        let got = eval(&format!("{op} %r1, %r2;"), &[("%r2", x as u64)], &["%r1"]).unwrap();
+        assert_eq!(got[0] as u32, want, "{op} {x:#x}");
+    }
+}
