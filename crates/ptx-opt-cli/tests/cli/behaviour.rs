@@ -50,7 +50,8 @@ fn check(args: &[&str], status: i32, stdout_has: &[&str], stderr_has: &str) {
 
 #[test]
 fn flags_and_usage_errors() {
-    let help = ["Usage:", "-o <FILE>", "--passes <PIPELINE>", "-O <LEVEL>", "--list-passes", "--verify-each", "--reformat"];
+    let help =
+        ["Usage:", "-o <FILE>", "--passes <PIPELINE>", "-O <LEVEL>", "--list-passes", "--verify-each", "--reformat"];
     check(&["--help"], 0, &help, "");
     check(&["--help"], 0, &["Passes:", "-O0:", "-O2:"], "");
     check(&["--version"], 0, &[&format!("ptx-opt {}", env!("CARGO_PKG_VERSION"))], "");
