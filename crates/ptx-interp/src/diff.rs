@@ -115,6 +115,9 @@ pub struct KernelReport {
     pub buffer_size: usize,
     /// A's first failure on a skipped trial, as an error value.
     pub fault: Option<InterpError>,
+    /// A's failures on the skipped trials, by family ([`error_family`]),
+    /// with their counts, most frequent first.
+    pub failures: Vec<(String, u32)>,
 }
 
 impl KernelReport {
@@ -233,7 +236,15 @@ impl fmt::Display for DiffReport {
                 }
                 Verdict::Unsupported { side, error } => writeln!(f, "cannot check, {error} (in {side:?})")?,
                 Verdict::Inconclusive { reason } => {
-                    writeln!(f, "inconclusive: A failed on every one of {} trials, first: {reason}", k.trials)?
+                    writeln!(f, "inconclusive: A failed on every one of {} trials, first: {reason}", k.trials)?;
+                    let counts: Vec<String> = k.failures.iter().map(|(w, n)| format!("{n}x {w}")).collect();
+                    writeln!(
+                        f,
+                        "  failures: {} (with block {}, {} KiB buffers)",
+                        counts.join(", "),
+                        k.launch.block[0],
+                        k.buffer_size / 1024
+                    )?;
                 }
                 Verdict::Mismatch { reason } => writeln!(f, "MISMATCH: {reason}")?,
             }
@@ -313,6 +324,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         launch: opts.launch.clone(),
         buffer_size: opts.buffer_size,
         fault: None,
+        failures: Vec::new(),
     };
     let Some(fa) = pa.function(name) else {
         report.verdict =
@@ -372,6 +384,35 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
             }
         }
     }
+    // Still failing: size the buffers from the addresses the kernel
+    // touches. An out-of-bounds access just past a buffer (inside its
+    // window) grows every buffer to cover it, up to MAX_FITTED_BUFFER.
+    if chosen.is_none() && !candidates.is_empty() {
+        for threads in [opts.launch.block[0], 128, 256] {
+            let cfg = LaunchConfig { block: [threads, 1, 1], dynamic_shared_bytes: 64 * 1024, ..opts.launch.clone() };
+            let mut size = opts.buffer_size;
+            for _ in 0..8 {
+                let args = make_args(&specs, opts.seed, 0, size);
+                match run_function(pa, fa, &args, &cfg) {
+                    Ok(_) => {
+                        chosen = Some((cfg.clone(), size, args));
+                        break;
+                    }
+                    Err(e) if e.class() == ErrorClass::CannotModel => {
+                        chosen = Some((cfg.clone(), size, args));
+                        break;
+                    }
+                    Err(e) => match buffer_overrun(&e, size) {
+                        Some(needed) if needed <= MAX_FITTED_BUFFER => size = needed.next_power_of_two().max(size * 2),
+                        _ => break,
+                    },
+                }
+            }
+            if chosen.is_some() {
+                break;
+            }
+        }
+    }
     if let Some((cfg, size, args)) = chosen {
         launch = cfg;
         buffer_size = size;
@@ -409,6 +450,11 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
             }
             Err(e) => {
                 // A misbehaves on this input: anything B does refines it.
+                let family = error_family(&e);
+                match report.failures.iter_mut().find(|(f, _)| *f == family) {
+                    Some((_, n)) => *n += 1,
+                    None => report.failures.push((family, 1)),
+                }
                 report.first_fault.get_or_insert_with(|| e.to_string());
                 report.fault.get_or_insert(e);
                 continue;
@@ -466,11 +512,30 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
             return report;
         }
     }
+    report.failures.sort_by_key(|f| std::cmp::Reverse(f.1));
     if report.conclusive == 0 {
         report.verdict =
             Verdict::Inconclusive { reason: report.first_fault.clone().unwrap_or_else(|| "no trials".into()) };
     }
     report
+}
+
+/// The largest buffer that fitting to the touched addresses gives a kernel.
+const MAX_FITTED_BUFFER: usize = 4 << 20;
+
+/// The buffer size an out-of-bounds global access needs: the access lies
+/// in a buffer's window (above its end, below the next buffer), so a
+/// buffer of the returned size would hold it.
+fn buffer_overrun(error: &InterpError, size: usize) -> Option<usize> {
+    let InterpError::MemoryFault { message, .. } = error else { return None };
+    let rest = message.strip_prefix("out-of-bounds ")?;
+    let (_, rest) = rest.split_once(" of ")?;
+    let (bytes, rest) = rest.split_once(" bytes at .global address 0x")?;
+    let bytes: u64 = bytes.parse().ok()?;
+    let addr = u64::from_str_radix(rest.split_whitespace().next()?, 16).ok()?;
+    let offset = addr.checked_sub(crate::memory::GLOBAL_BUFFER_BASE)? % crate::memory::GLOBAL_STRIDE;
+    let needed = usize::try_from(offset + bytes).ok()?;
+    (offset as usize >= size).then_some(needed)
 }
 
 /// When no trial completes, the tame scalars with every buffer filled with

@@ -24,6 +24,7 @@ use ptx_ir::{
 };
 
 mod tensor;
+pub(crate) mod texture;
 use tensor::TensorOp;
 
 type R<T> = Result<T, InterpError>;
@@ -893,11 +894,11 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 self.write(at, self.op(at, 0)?, 0, ScalarType::B64)?;
                 Ok(Flow::Next)
             }
+            Tex | Tld4 | Txq | Suld | Sust | Suq => self.exec_texture(at),
             // Not interpreted: an instruction of these reports "unsupported".
             Alloca | Applypriority | Brkpt | Brx | Clusterlaunchcontrol | Discard | Elect | Fns | Getctarank
-            | Istypep | Mapa | Mbarrier | Multimem | Setmaxnreg | Stackrestore | Stacksave | Suld | Suq | Sured
-            | Sust | Tcgen05 | Tensormap | Tex | Tld4 | Txq | Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vsub
-            | Wgmma => Err(self.unsupported(at)),
+            | Istypep | Mapa | Mbarrier | Multimem | Setmaxnreg | Stackrestore | Stacksave | Sured | Tcgen05
+            | Tensormap | Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vsub | Wgmma => Err(self.unsupported(at)),
             Other(_) => Err(self.unsupported(at)),
         }
     }
@@ -2207,12 +2208,23 @@ impl<'a, 'p> Ctx<'a, 'p> {
         self.ops(at, 4)?;
         let t = self.one_type(at)?;
         let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported_because(at, "instruction type"))?;
-        let mode = at
-            .inst
-            .rounding()
-            .ok_or_else(|| self.invalid(at, "fma needs a rounding modifier"))
-            .and_then(|r| float_mode(r).ok_or_else(|| self.unsupported_because(at, "rounding modifier")))?;
-        let (ftz, sat, relu) = (at.inst.is_ftz(), at.inst.is_sat(), Self::word(at, "relu"));
+        // Legacy `mad.f32`/`mad.f64` with no rounding modifier (PTX ISA
+        // 3.1 and earlier; the ISA's errata: it defaults to mad.rn): a
+        // fused multiply-add rounded to nearest. For a `.target sm_1x`
+        // file, mad.f32 flushes subnormals too ("implemented as
+        // fma.rn.ftz.f32" when compiled for sm_20 and later; ptxas 13
+        // emits FFMA.FTZ for sm_13, FFMA for sm_20).
+        let legacy = at.inst.rounding().is_none()
+            && at.inst.opcode == Opcode::Mad
+            && matches!(t, ScalarType::F32 | ScalarType::F64);
+        let mode = match at.inst.rounding() {
+            None if legacy => sf::Mode::NearestEven,
+            r => r
+                .ok_or_else(|| self.invalid(at, "fma needs a rounding modifier"))
+                .and_then(|r| float_mode(r).ok_or_else(|| self.unsupported_because(at, "rounding modifier")))?,
+        };
+        let legacy_ftz = legacy && t == ScalarType::F32 && self.prog.targets_sm_1x();
+        let (ftz, sat, relu) = (at.inst.is_ftz() || legacy_ftz, at.inst.is_sat(), Self::word(at, "relu"));
         let (a, b) = self.src3(at, t)?;
         let c = self.value(at, self.op(at, 3)?, t)?;
         let mut d = 0u128;

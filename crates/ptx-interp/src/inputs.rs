@@ -50,6 +50,12 @@ pub struct ParamSpec {
     pub kind: ParamKind,
     /// Its size in bytes.
     pub size: u64,
+    /// For a by-value struct (`Bytes`) whose words the kernel loads with
+    /// `ld.param`: the byte offsets of the 8-byte words that reach an
+    /// address (pointers); every other word is a scalar. `None` when the
+    /// kernel reads the struct some other way (then every word is filled
+    /// as a pointer in the tame trial).
+    pub pointer_words: Option<Vec<u64>>,
 }
 
 /// Infers how to fill each parameter of `func`.
@@ -57,7 +63,8 @@ pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
     let f = &prog.module.functions[func];
     let info = &prog.funcs[func.index()];
     let decls: Vec<_> = f.params.iter().flatten().collect();
-    let pointers = pointer_params(prog, func);
+    let flow = pointer_params(prog, func);
+    let pointers = &flow.params;
     let mut specs = Vec::new();
     for (k, (formal, var)) in info.params.iter().zip(decls).enumerate() {
         let size = match formal {
@@ -80,27 +87,63 @@ pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
             }
             _ => ParamKind::Bytes,
         };
-        specs.push(ParamSpec { name: var.name.clone(), kind, size });
+        let pointer_words = match kind {
+            ParamKind::Bytes if flow.loaded.get(k).copied().unwrap_or(false) => {
+                let mut words: Vec<u64> =
+                    flow.words.iter().filter(|&&(p, _)| p == k).map(|&(_, o)| o).filter(|&o| o + 8 <= size).collect();
+                words.sort_unstable();
+                words.dedup();
+                Some(words)
+            }
+            _ => None,
+        };
+        specs.push(ParamSpec { name: var.name.clone(), kind, size, pointer_words });
     }
     specs
 }
 
+/// What flows from the parameters into addresses.
+struct PointerFlow {
+    /// Per parameter: its value (or a word of it) reaches an address.
+    params: Vec<bool>,
+    /// (parameter, byte offset) of the struct words loaded with `ld.param`
+    /// whose values reach an address.
+    words: Vec<(usize, u64)>,
+    /// Per parameter: some `ld.param` reads it directly by name.
+    loaded: Vec<bool>,
+}
+
 /// Which parameters' values reach an address (see the module comment).
-fn pointer_params(prog: &Program<'_>, func: FuncId) -> Vec<bool> {
+/// Each taint bit stands for a source: a register parameter, or one
+/// `ld.param` word (parameter and offset; at most 64 sources).
+fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
     let f = &prog.module.functions[func];
     let info = &prog.funcs[func.index()];
-    let n = info.params.len().min(64);
+    let nparams = info.params.len();
     let mut taint = vec![0u64; f.regs.len()];
-    let mut result = vec![false; info.params.len()];
+    let mut flow = PointerFlow { params: vec![false; nparams], words: Vec::new(), loaded: vec![false; nparams] };
+    // The sources: (parameter, offset); register parameters have offset 0.
+    let mut sources: Vec<(usize, u64)> = Vec::new();
     let param_index = |b: Binding| -> Option<usize> {
-        info.params.iter().take(n).position(|fm| matches!((fm, b), (Formal::Mem(i), Binding::Frame(j)) if *i == j))
+        info.params.iter().position(|fm| matches!((fm, b), (Formal::Mem(i), Binding::Frame(j)) if *i == j))
     };
-    for (k, fm) in info.params.iter().take(n).enumerate() {
+    let source_bit = |sources: &mut Vec<(usize, u64)>, key: (usize, u64)| -> u64 {
+        match sources.iter().position(|&s| s == key) {
+            Some(i) => 1 << i,
+            None if sources.len() < 64 => {
+                sources.push(key);
+                1 << (sources.len() - 1)
+            }
+            None => 0,
+        }
+    };
+    for (k, fm) in info.params.iter().enumerate() {
         if let Formal::Reg(r, _) = fm {
-            taint[r.index()] |= 1 << k;
+            taint[r.index()] |= source_bit(&mut sources, (k, 0));
         }
     }
     let regs_of = |op: &Operand, out: &mut Vec<RegId>| op.for_each_reg(&mut |r, _| out.push(r));
+    let mut marked = 0u64;
     let mut changed = true;
     let mut rounds = 0;
     while changed && rounds < 16 {
@@ -126,7 +169,24 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> Vec<bool> {
                     if let Some(Operand::Address(a)) = inst.operands.get(1) {
                         if let AddrBase::Symbol(name) = a.base {
                             if let Some(k) = info.bindings.get(&(pc as u32, name)).copied().and_then(param_index) {
-                                set(&dst, 1 << k, &mut taint);
+                                flow.loaded[k] = true;
+                                let width = inst.types().next().map(|t| t.bytes() as u64).unwrap_or(8).max(1);
+                                let base = a.offset.max(0) as u64;
+                                match inst.operands.first() {
+                                    // Each element of a vector load is its own word.
+                                    Some(Operand::Vector(elems)) => {
+                                        for (i, e) in elems.iter().enumerate() {
+                                            let mut rs = Vec::new();
+                                            regs_of(e, &mut rs);
+                                            let bit = source_bit(&mut sources, (k, base + i as u64 * width));
+                                            set(&rs, bit, &mut taint);
+                                        }
+                                    }
+                                    _ => {
+                                        let bit = source_bit(&mut sources, (k, base));
+                                        set(&dst, bit, &mut taint);
+                                    }
+                                }
                             }
                         }
                     }
@@ -165,14 +225,7 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> Vec<bool> {
                 Other(_) => {}
             }
             // Uses as an address, or as the source of a space conversion.
-            let mut mark = |r: RegId| {
-                let t = taint[r.index()];
-                for (k, slot) in result.iter_mut().enumerate().take(n) {
-                    if t & (1 << k) != 0 {
-                        *slot = true;
-                    }
-                }
-            };
+            let mut mark = |r: RegId| marked |= taint[r.index()];
             for op in &inst.operands {
                 if let Operand::Address(a) = op {
                     if let AddrBase::Reg(r) = a.base {
@@ -187,7 +240,15 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> Vec<bool> {
             }
         }
     }
-    result
+    for (i, &(k, offset)) in sources.iter().enumerate() {
+        if marked & (1 << i) != 0 {
+            flow.params[k] = true;
+            if matches!(info.params[k], Formal::Mem(_)) {
+                flow.words.push((k, offset));
+            }
+        }
+    }
+    flow
 }
 
 /// The seed of the random stream of trial `k` of a run seeded with `seed`
@@ -198,6 +259,11 @@ pub fn trial_seed(seed: u64, k: u32) -> u64 {
     } else {
         crate::rng::mix(seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
     }
+}
+
+/// The random stream of the contents of buffer `i` in trial `trial`.
+fn buffer_rng(seed: u64, trial: u32, i: usize) -> SplitMix64 {
+    SplitMix64::new(crate::rng::mix(trial_seed(seed, trial) ^ (i as u64 + 1).wrapping_mul(0xd1b5_4a32_d192_ed03)))
 }
 
 /// The base address of the `i`-th buffer.
@@ -251,6 +317,10 @@ pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize)
                 let base = buffer_base(i);
                 let mut data = vec![0u8; buffer_size];
                 let flavor = if tame { 0 } else { rng.below(3) };
+                // Contents come from a stream of their own, so the scalars
+                // do not depend on the buffer size (calibration compares
+                // runs with different sizes).
+                let mut rng = buffer_rng(seed, trial, i);
                 match flavor {
                     // Small integers: usable as indices, counts and shifts.
                     0 => {
@@ -295,12 +365,47 @@ pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize)
                 };
                 float_bits(f, bits).to_le_bytes()[..size.min(8)].to_vec()
             }
+            // A struct whose pointer words are known: those point into a
+            // fresh buffer (in every trial), the other words are small
+            // integers in the tame trial (counts, bounds, offsets) and
+            // random bytes otherwise.
+            ParamKind::Bytes if spec.pointer_words.is_some() => {
+                let words = spec.pointer_words.as_deref().unwrap_or(&[]);
+                let mut b = vec![0u8; size];
+                if tame {
+                    for w in b.chunks_mut(4) {
+                        let v = (1 + rng.below(100) as u32).to_le_bytes();
+                        w.copy_from_slice(&v[..w.len()]);
+                    }
+                } else {
+                    rng.fill(&mut b);
+                }
+                if !words.is_empty() {
+                    let i = args.buffers.len();
+                    let base = buffer_base(i);
+                    let mut data = vec![0u8; buffer_size];
+                    let mut rng = buffer_rng(seed, trial, i);
+                    for w in data.chunks_mut(4) {
+                        let v = (rng.below(101) as u32).to_le_bytes();
+                        w.copy_from_slice(&v[..w.len()]);
+                    }
+                    args.buffers.push(Buffer { name: spec.name.clone(), base, data });
+                    for (k, &o) in words.iter().enumerate() {
+                        let at = o as usize;
+                        if let Some(w) = b.get_mut(at..at + 8) {
+                            w.copy_from_slice(&(base + 64 * k as u64).to_le_bytes());
+                        }
+                    }
+                }
+                b
+            }
             ParamKind::Bytes if tame && size >= 8 => {
                 // Structs passed by value often hold pointers: in the tame
                 // trial every 8-byte word points into a fresh buffer.
                 let i = args.buffers.len();
                 let base = buffer_base(i);
                 let mut data = vec![0u8; buffer_size];
+                let mut rng = buffer_rng(seed, trial, i);
                 for w in data.chunks_mut(4) {
                     let v = (rng.below(101) as u32).to_le_bytes();
                     w.copy_from_slice(&v[..w.len()]);

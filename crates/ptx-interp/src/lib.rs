@@ -31,7 +31,9 @@
 //! m8n32k16, tf32 m16n16k8, f64 m8n8k4; fragments in an interpreter layout,
 //! the ISA leaves them unspecified) and `cvt.*.tf32.f32`. Not modelled
 //! (reported): wgmma, tcgen05, other mma/wmma shapes (m8n8k4 f16, b1, fp8,
-//! wmma s4/u4), textures, surfaces.
+//! wmma s4/u4), cube and multisample textures, formatted
+//! surface access. Textures and surfaces are read from a deterministic bound
+//! model (see `texel_byte`): the same contents on both sides of a diff.
 //!
 //! Conventions where PTX leaves a choice open, fixed so that results are
 //! deterministic and comparable:
@@ -41,7 +43,10 @@
 //!   canonical NaN (`0x7fffffff` for f32); `neg`/`abs` flip/clear the sign bit;
 //! - threads of a CTA run one after another between barriers and warp
 //!   collectives, CTAs one after another (one valid schedule of a race-free
-//!   program);
+//!   program); a thread yields after 64 synchronizing accesses (atomics,
+//!   volatile/relaxed/acquire loads) so that spin locks finish;
+//! - legacy `mad.f32`/`mad.f64` with no rounding modifier is `fma.rn`
+//!   (`fma.rn.ftz.f32` for a `.target sm_1x` module);
 //! - `add`/`mul` without a rounding modifier round to nearest as written
 //!   (ptxas may contract them into `fma`; the interpreter does not);
 //! - the carry flag is the hardware's: `sub.cc` sets CF when there is no
@@ -69,6 +74,7 @@ pub use diff::{
     Verdict,
 };
 pub use error::{ErrorClass, InterpError, LineIndex};
+pub use exec::texture::{texel_byte, SURF_WIDTH, TEX_DEPTH, TEX_HEIGHT, TEX_LAYERS, TEX_WIDTH};
 pub use inputs::{infer_params, make_args, trial_seed, ParamKind, ParamSpec};
 pub use machine::{run_function, Buffer, KernelArgs, LaunchConfig, RunOutput};
 pub use program::Program;

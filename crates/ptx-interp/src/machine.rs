@@ -11,7 +11,16 @@
 //! deterministic; programs whose meaning depends on the interleaving (data
 //! races) are checked under this one schedule only.
 //!
-//! CTAs run one after another and share nothing but global memory.
+//! So that a spin loop (a lock taken with `atom.cas`, a flag polled with
+//! `ld.volatile`) can finish when the thread it waits for comes later in
+//! that order, a thread yields after [`SPIN_QUANTUM`] synchronizing
+//! accesses (atomics, volatile/relaxed/acquire loads, `nanosleep`) and the
+//! other threads run; round by round every thread makes progress. Counting
+//! those accesses rather than steps keeps the yield points where they are
+//! when a rewrite changes other instructions.
+//!
+//! CTAs run one after another and share nothing but global memory (a CTA
+//! that waits for a later CTA never finishes: step limit).
 
 use crate::error::InterpError;
 use crate::exec::{Ctx, WarpIn};
@@ -133,6 +142,9 @@ pub(crate) struct Thread {
     pub returned: Option<Vec<u8>>,
     /// Reads of the clock registers so far (see `CLOCK_STEP` in exec.rs).
     pub clock_reads: std::cell::Cell<u64>,
+    /// Synchronizing accesses since the thread last yielded (see
+    /// [`SPIN_QUANTUM`]).
+    pub sync_ops: u32,
 }
 
 /// Launch-wide facts an instruction may read.
@@ -155,6 +167,8 @@ pub(crate) struct LaunchMem {
     /// Ranges of variables whose contents cannot be modelled: (space, start,
     /// end, why). An access there is `Unsupported`, not a fault.
     pub opaque: Vec<(StateSpace, u64, u64, String)>,
+    /// Bytes stored to surfaces (`sust`): (handle, layer, z, y, x byte).
+    pub surfaces: std::collections::BTreeMap<(u64, u32, u32, u32, u32), u8>,
 }
 
 /// Per-CTA state.
@@ -242,6 +256,10 @@ pub fn run_function(
     let mut shared_layout: Vec<(usize, u64, u64)> = Vec::new();
     let mut shared_end = SPACE_BASE;
     let mut dynamic_vars = Vec::new();
+    // Module-scope `.local` variables: the same addresses in every thread's
+    // local memory, below its frames.
+    let mut local_layout: Vec<(usize, u64, u64)> = Vec::new();
+    let mut local_end = SPACE_BASE;
     // Shared variables of functions the kernel cannot run take no space,
     // so unrelated kernels do not move this one's shared addresses.
     let reachable = prog.reachable(func);
@@ -271,6 +289,12 @@ pub fn run_function(
                     }
                 }
                 static_addr[i] = base;
+            }
+            StateSpace::Local => {
+                let base = local_end.div_ceil(s.align.max(16)) * s.align.max(16);
+                local_layout.push((i, base, s.size));
+                static_addr[i] = base;
+                local_end = base + s.size + 256;
             }
             StateSpace::Shared => {
                 if s.dynamic {
@@ -341,17 +365,22 @@ pub fn run_function(
                     for ty in 0..launch.block[1] {
                         for tx in 0..launch.block[0] {
                             let linear = tx + ty * launch.block[0] + tz * launch.block[0] * launch.block[1];
+                            let mut local = Segment::new();
+                            for &(i, base, size) in &local_layout {
+                                local.add_at(base, vec![0; size as usize], &prog.statics[i].name, false);
+                            }
                             threads.push(Thread {
                                 tid: [tx, ty, tz],
                                 linear,
                                 frames: Vec::new(),
-                                local: Segment::new(),
+                                local,
                                 param: Segment::new(),
                                 status: Status::Ready,
                                 carry: false,
                                 red_pred: false,
                                 returned: None,
                                 clock_reads: Default::default(),
+                                sync_ops: 0,
                             });
                         }
                     }
@@ -381,6 +410,18 @@ pub fn run_function(
             out.globals.push((s.name.clone(), data));
         }
     }
+    // Surface stores are output too: (handle, layer, z, y, x, byte) records.
+    if !mem.surfaces.is_empty() {
+        let mut bytes = Vec::with_capacity(mem.surfaces.len() * 25);
+        for (&(h, l, z, y, x), &b) in &mem.surfaces {
+            bytes.extend(h.to_le_bytes());
+            for c in [l, z, y, x] {
+                bytes.extend(c.to_le_bytes());
+            }
+            bytes.push(b);
+        }
+        out.globals.push(("surface stores".into(), bytes));
+    }
     out.steps = steps;
     out.covered = coverage.seen.iter().map(|v| v.iter().filter(|&&b| b).count()).sum();
     out.total_insts = coverage
@@ -407,6 +448,7 @@ fn run_cta(
     limit: u64,
 ) -> Result<(), InterpError> {
     loop {
+        let mut preempted = false;
         for t in threads.iter_mut() {
             let mut ctx = Ctx { prog, mem, cta, thread: t, launch, coverage };
             while ctx.thread.status == Status::Ready {
@@ -414,7 +456,16 @@ fn run_cta(
                 if *steps > limit {
                     return Err(InterpError::StepLimit { limit });
                 }
+                let sync = at_sync_point(prog, ctx.thread);
                 ctx.step()?;
+                if sync && ctx.thread.status == Status::Ready {
+                    ctx.thread.sync_ops += 1;
+                    if ctx.thread.sync_ops >= SPIN_QUANTUM {
+                        ctx.thread.sync_ops = 0;
+                        preempted = true;
+                        break;
+                    }
+                }
             }
         }
         if threads.iter().all(|t| t.status == Status::Exited) {
@@ -424,6 +475,9 @@ fn run_cta(
             continue;
         }
         if release_barriers(prog, mem, cta, threads, launch, coverage)? {
+            continue;
+        }
+        if preempted {
             continue;
         }
         let waiting: Vec<String> = threads
@@ -441,6 +495,27 @@ fn run_cta(
             })
             .collect();
         return Err(InterpError::Deadlock { message: waiting.join(", ") });
+    }
+}
+
+/// Synchronizing accesses a thread may make before it yields to the
+/// other threads of its CTA (the scheduling model: see `run_cta`).
+pub(crate) const SPIN_QUANTUM: u32 = 64;
+
+/// True if the thread's next instruction is a synchronizing access: an
+/// atomic, a volatile, relaxed or acquire load, or `nanosleep`. A spin
+/// loop makes one each time round, so counting them (not steps) bounds a
+/// spin, and the yield points do not move when a rewrite changes other
+/// instructions.
+fn at_sync_point(prog: &Program<'_>, t: &Thread) -> bool {
+    use ptx_ir::{Opcode, Word};
+    let Some(f) = t.frames.last() else { return false };
+    let Some(&iid) = prog.funcs[f.func.index()].code.get(f.pc) else { return false };
+    let inst = &prog.module.functions[f.func].insts[iid];
+    match inst.opcode {
+        Opcode::Atom | Opcode::Nanosleep => true,
+        Opcode::Ld => inst.has_word(Word::VOLATILE) || inst.has_word(Word::RELAXED) || inst.has_word(Word::ACQUIRE),
+        _ => false,
     }
 }
 

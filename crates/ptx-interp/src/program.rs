@@ -182,7 +182,10 @@ fn parse_init(text: &str, ty: ScalarType, size: u64, funcs: &FxHashMap<String, F
 
 fn static_var(v: &Variable, module_level: bool, funcs: &FxHashMap<String, FuncId>) -> Option<StaticVar> {
     let space = v.space()?;
-    if !matches!(space, StateSpace::Global | StateSpace::Const | StateSpace::Shared) {
+    // A module-scope `.local` variable is a static with one copy per
+    // thread; inside a function, `.local` is a frame variable.
+    let module_local = module_level && space == StateSpace::Local;
+    if !matches!(space, StateSpace::Global | StateSpace::Const | StateSpace::Shared) && !module_local {
         return None;
     }
     let dynamic = v.dims.iter().any(|d| d.is_none());
@@ -407,6 +410,12 @@ fn collect_symbols(op: &Operand, out: &mut Vec<Name>) {
 }
 
 impl Program<'_> {
+    /// True if the module's `.target` is an sm_1x one (sm_10 to sm_13),
+    /// whose legacy `mad.f32` flushes subnormals.
+    pub fn targets_sm_1x(&self) -> bool {
+        self.module.target.iter().any(|t| matches!(t.as_str(), "sm_10" | "sm_11" | "sm_12" | "sm_13"))
+    }
+
     /// The functions `root` may run: itself, what it calls, and every
     /// function whose address it takes (indirect calls), transitively.
     pub fn reachable(&self, root: FuncId) -> Vec<bool> {

@@ -15,6 +15,10 @@
 //!   errors, and the known-value cases of testdata/interp/known-values;
 //! - `tensor`: mma, ldmatrix, stmatrix and movmatrix against reference
 //!   matrix multiplies and the fragment layouts of the ISA's figures;
+//! - `textures`: tex/tld4/txq/suld/sust against the bound texture model;
+//! - `scheduling`: spin locks under the yielding scheduler, struct inputs
+//!   and buffers sized from the addresses touched;
+//! - `legacy`: mad.f32/f64 with no rounding modifier, module-scope .local;
 //! - `mutations`: wrong rewrites of small kernels that the checker must
 //!   catch.
 
@@ -26,11 +30,14 @@ mod corpus;
 mod cvt;
 mod given;
 mod harness;
+mod legacy;
 mod memory;
 mod models;
 mod mutations;
 mod prmt;
 mod robustness;
+mod scheduling;
 mod softfloat;
 mod tensor;
+mod textures;
 mod units;
