@@ -137,12 +137,17 @@ fn a_pos(s: &Shape, t: T, lane: usize, i: usize) -> (usize, usize) {
         (64, 8, 4) => (g, tg),
         (64, 16, 4) => (g + 8 * i, tg),
         (64, 16, 8) => (g + 8 * (i % 2), tg + 4 * (i / 2)),
+        // f64 m16n8k16: row g for even i, col (i * 2) + t (even i), (i * 2) - 2 + t (odd i)
+        (64, 16, 16) => (g + 8 * (i % 2), if i % 2 == 0 { i * 2 + tg } else { i * 2 - 2 + tg }),
         // s8/u8 m16n8k32: a0..a3 and a8..a11 in row g; a8..a15 columns + 16
         (8, 16, 32) => (g + 8 * ((i / 4) % 2), tg * 4 + (i & 3) + 16 * (i / 8)),
         (8, 16, 16) => (g + 8 * (i / 4), tg * 4 + (i & 3)),
         (8, 8, 16) => (g, tg * 4 + i),
         // s4/u4 m8n8k32: eight nibbles per thread
         (4, 8, 32) => (g, tg * 8 + i),
+        // s4/u4 m16n8k64: a0..a7 and a16..a23 in row g; a16.. columns + 32
+        (4, 16, 64) => (g + 8 * ((i / 8) % 2), tg * 8 + (i & 7) + 32 * (i / 16)),
+        (4, 16, 32) => (g + 8 * (i / 8), tg * 8 + (i & 7)),
         other => panic!("no A layout for {other:?}"),
     }
 }
@@ -152,11 +157,12 @@ fn b_pos(s: &Shape, t: T, lane: usize, i: usize) -> (usize, usize) {
     let row = match (t.bits(), s.k) {
         (16, 16) => tg * 2 + (i & 1) + 8 * (i / 2),
         (16, 8) => tg * 2 + i,
-        (32, 8) | (64, 8) => tg + 4 * i,
+        (32, 8) | (64, 8) | (64, 16) => tg + 4 * i,
         (32, 4) | (64, 4) => tg,
         (8, 32) => tg * 4 + (i & 3) + 16 * (i / 4),
         (8, 16) => tg * 4 + i,
         (4, 32) => tg * 8 + i,
+        (4, 64) => tg * 8 + (i & 7) + 32 * (i / 8),
         other => panic!("no B layout for {other:?}"),
     };
     (row, g)
@@ -316,6 +322,7 @@ fn mma_tf32_and_f64() {
         check_mma(sh(8, 8, 4), T::F64, T::F64, T::F64, T::F64, false, seed);
         check_mma(sh(16, 8, 4), T::F64, T::F64, T::F64, T::F64, false, seed);
         check_mma(sh(16, 8, 8), T::F64, T::F64, T::F64, T::F64, false, seed);
+        check_mma(sh(16, 8, 16), T::F64, T::F64, T::F64, T::F64, false, seed);
     }
 }
 
@@ -331,6 +338,8 @@ fn mma_integer() {
         check_mma(sh(16, 8, 32), T::S32, T::U8, T::U8, T::S32, false, seed + 100);
         check_mma(sh(8, 8, 32), T::S32, T::S4, T::S4, T::S32, false, seed);
         check_mma(sh(8, 8, 32), T::S32, T::U4, T::S4, T::S32, true, seed);
+        check_mma(sh(16, 8, 64), T::S32, T::S4, T::U4, T::S32, false, seed);
+        check_mma(sh(16, 8, 32), T::S32, T::U4, T::U4, T::S32, false, seed);
     }
 }
 
