@@ -138,7 +138,7 @@ fn a_pos(s: &Shape, t: T, lane: usize, i: usize) -> (usize, usize) {
         (64, 16, 4) => (g + 8 * i, tg),
         (64, 16, 8) => (g + 8 * (i % 2), tg + 4 * (i / 2)),
         // f64 m16n8k16: row g for even i, col (i * 2) + t (even i), (i * 2) - 2 + t (odd i)
-        (64, 16, 16) => (g + 8 * (i % 2), if i % 2 == 0 { i * 2 + tg } else { i * 2 - 2 + tg }),
+        (64, 16, 16) => (g + 8 * (i % 2), if i.is_multiple_of(2) { i * 2 + tg } else { i * 2 - 2 + tg }),
         // s8/u8 m16n8k32: a0..a3 and a8..a11 in row g; a8..a15 columns + 16
         (8, 16, 32) => (g + 8 * ((i / 4) % 2), tg * 4 + (i & 3) + 16 * (i / 8)),
         (8, 16, 16) => (g + 8 * (i / 4), tg * 4 + (i & 3)),
