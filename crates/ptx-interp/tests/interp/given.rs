@@ -239,3 +239,72 @@ fn known_values() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(runs.len() >= 11 && expectations >= 28, "{} cases, {expectations} expectations", runs.len());
 }
+
+/// Random lines made of the format's own words, numbers and punctuation:
+/// parsing and building arguments give a value or an error, never a panic.
+#[test]
+fn random_lines_never_panic() {
+    use ptx_interp::{infer_params, Program};
+    let module = ptx_parse::parse(KERNEL).unwrap();
+    let prog = Program::new(&module);
+    let specs = infer_params(&prog, prog.function("k").unwrap());
+    let words = [
+        "grid",
+        "block",
+        "kernel",
+        "param",
+        "buffer",
+        "expect",
+        "=",
+        "zero",
+        "u8",
+        "s16",
+        "u32",
+        "s64",
+        "f32",
+        "f64",
+        "k_out",
+        "k_n",
+        "k_x",
+        "0",
+        "1",
+        "2",
+        "-1",
+        "0x",
+        "0xffffffffffffffff",
+        "-0x8",
+        "1e40",
+        "nan",
+        "-inf",
+        ",",
+        "+",
+        "k_out+4",
+        "1,2",
+        "0,1",
+        "1,1,1,1",
+        "#",
+        "\\",
+        "99999999999999999999",
+        "-",
+        "1.5",
+        "x",
+        "",
+    ];
+    let mut rng = ptx_interp::SplitMix64::new(17);
+    for _ in 0..3000 {
+        let lines = 1 + rng.next_u64() % 4;
+        let mut text = String::new();
+        for _ in 0..lines {
+            let n = rng.next_u64() % 7;
+            let line: Vec<&str> = (0..n).map(|_| words[(rng.next_u64() % words.len() as u64) as usize]).collect();
+            text.push_str(&line.join(if rng.next_u64() % 3 == 0 { "" } else { " " }));
+            text.push('\n');
+        }
+        let mut g = GivenInputs::default();
+        if g.add_text(&text).is_ok() {
+            if let Ok(args) = g.args(&specs, 64) {
+                assert_eq!(args.params.len(), specs.len(), "{text}");
+            }
+        }
+    }
+}

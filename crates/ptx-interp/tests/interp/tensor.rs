@@ -726,3 +726,46 @@ fn cvt_to_tf32() {
         assert_eq!(got[0] as u32, want, "{op} {x:#x}");
     }
 }
+
+/// Malformed tensor-core instructions are errors, never panics.
+#[test]
+fn malformed_tensor_instructions_are_errors() {
+    let bodies = [
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%x0, %x1, %x2, %x3}, {%x4, %x5, %x6, %x7}, {%x8, %x9}, 0;",
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%x0, %x1, %x2, %x3}, {%x4, %x5, %x6, %x7}, [%rd14], {%x8, %x9, %x10, %x11};",
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16 {%x0, %x1, %x2, %x3}, {%x4, %x5, %x6, %x7}, {%x8, %x9}, {%x8, %x9, %x10, %x11};",
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32;",
+        "mma.sync.aligned.m99n8k16.row.col.f32.f16.f16.f32 {%x0}, {%x4}, {%x8}, {%x9};",
+        "mma.sync.aligned.mnk.row.col.f32.f16.f16.f32 {%x0}, {%x4}, {%x8}, {%x9};",
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {1, %x1, %x2, %x3}, {%x4, %x5, %x6, %x7}, {%x8, %x9}, {%x8, %x9, %x10, %x11};",
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1}, [%rd14];",
+        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%x0, %x1, %x2, %x3}, %x5;",
+        "ldmatrix.sync.aligned.m8n8.shared.b16 {%x0}, [%rd14];",
+        "stmatrix.sync.aligned.m8n8.x1.shared.b16 {%x0}, [%rd14];",
+        "movmatrix.sync.aligned.m8n8.trans.b16 %x0;",
+        "wmma.load.a.sync.aligned.row.m16n16k16.f16 {%x0, %x1}, [%rd14];",
+        "wmma.load.a.sync.aligned.row.m16n16k16.f16 {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, [%rd14], 16, 3;",
+        "wmma.load.e.sync.aligned.row.m16n16k16.f16 {%x0}, [%rd14];",
+        "wmma.store.d.sync.aligned.row.m16n16k16.f32 {%x0}, [%rd14];",
+        "wmma.mma.sync.aligned.row.m16n16k16.f32.f32 {%x0}, {%x1}, {%x2}, {%x3};",
+        "wmma.load.c.sync.aligned.row.m16n16k16.local.f32 {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, [%rd14];",
+        "cvt.rna.tf32.f32 %x0;",
+    ];
+    let mut parsed = 0;
+    for b in bodies {
+        let text = module_text(&format!("\t{b}\n"), XDECL, SMEM);
+        let Ok(module) = ptx_parse::parse(&text) else { continue };
+        parsed += 1;
+        let result = ptx_interp::run_kernel(
+            &module,
+            "t",
+            &ptx_interp::KernelArgs {
+                params: vec![0x10_0000_0000u64.to_le_bytes().to_vec(), 0x11_0000_0000u64.to_le_bytes().to_vec()],
+                buffers: vec![ptx_interp::Buffer { name: "out".into(), base: 0x10_0000_0000, data: vec![0; 4096] }],
+            },
+            &ptx_interp::LaunchConfig { grid: [1, 1, 1], block: [32, 1, 1], ..Default::default() },
+        );
+        assert!(result.is_err(), "{b}: {result:?}");
+    }
+    assert!(parsed >= 15, "only {parsed} of {} parse", bodies.len());
+}
