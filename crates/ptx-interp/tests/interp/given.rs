@@ -297,7 +297,7 @@ fn random_lines_never_panic() {
         for _ in 0..lines {
             let n = rng.next_u64() % 7;
             let line: Vec<&str> = (0..n).map(|_| words[(rng.next_u64() % words.len() as u64) as usize]).collect();
-            text.push_str(&line.join(if rng.next_u64() % 3 == 0 { "" } else { " " }));
+            text.push_str(&line.join(if rng.next_u64().is_multiple_of(3) { "" } else { " " }));
             text.push('\n');
         }
         let mut g = GivenInputs::default();
