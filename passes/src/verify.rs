@@ -55,6 +55,7 @@ mod declarations;
 mod forms;
 mod requirements;
 mod rules;
+mod shape;
 mod signature;
 mod target;
 
@@ -107,6 +108,9 @@ pub struct Verify {
     module_scope: declarations::ModuleScope,
     /// What the header lacks for the instructions that need more.
     target: target::TargetCheck,
+    /// Check every instruction, even one of a shape already found clean in
+    /// its function (to test that remembering shapes changes nothing).
+    every_instruction: bool,
 }
 
 impl Verify {
@@ -119,7 +123,14 @@ impl Verify {
         let functions = module.functions.values().map(|f| f.name.as_str());
         let module_names = variables.chain(functions).filter(|n| n.starts_with('%')).map(String::from).collect();
         let target = target::TargetCheck::for_module(module);
-        Verify { module_names, module_scope: declarations::ModuleScope::of(module), target }
+        Verify { module_names, module_scope: declarations::ModuleScope::of(module), target, every_instruction: false }
+    }
+
+    /// This verifier, checking every instruction on its own instead of each
+    /// clean shape once per function: slower, and the same diagnostics
+    /// (tests compare the two).
+    pub fn checking_every_instruction(self) -> Verify {
+        Verify { every_instruction: true, ..self }
     }
 
     /// Checks what lies outside function bodies: the module header and the
@@ -193,10 +204,22 @@ pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
             _ => {}
         }
     }
+    // A parsed function refers only to registers it has, which the shape of
+    // an instruction needs.
+    let mut clean = (as_parsed && !module.every_instruction).then(|| shape::CleanShapes::new(func));
     for stmt in body {
-        if let Stmt::Inst(id) = stmt {
-            if let Some(inst) = func.insts.get(*id) {
-                v.inst(inst);
+        let Stmt::Inst(id) = stmt else { continue };
+        let Some(inst) = func.insts.get(*id) else { continue };
+        let Some(clean) = clean.as_mut() else {
+            v.inst(inst);
+            continue;
+        };
+        let (hash, seen) = clean.lookup(inst);
+        if !seen {
+            let errors = v.errors.len();
+            v.inst(inst);
+            if v.errors.len() == errors {
+                clean.insert(hash, *id);
             }
         }
     }

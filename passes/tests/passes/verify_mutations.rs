@@ -319,3 +319,42 @@ fn rename_touches_only_the_family() {
     assert_eq!(rename_prefix("add.s32 %r1, %rd2, %r<3>; // %r9x", "%r", "%zr"), "add.s32 %zr1, %rd2, %zr<3>; // %zr9x");
     assert_eq!(rename_prefix("mov.u32 %ar1, a%r2;", "%r", "%zr"), "mov.u32 %ar1, a%r2;");
 }
+
+/// The verifier checks each clean instruction shape once per function
+/// (`passes/src/verify/shape.rs`). On every mutant (each has the errors of
+/// its edit, and instructions of the same shape as erroneous ones
+/// elsewhere in its file) and the files they come from, that gives exactly
+/// the diagnostics of checking every instruction on its own.
+#[test]
+fn remembering_clean_shapes_changes_no_diagnostic() {
+    use ptx_passes::verify::{verify_function, Verify};
+    let mutants = mutants();
+    let mut sources: BTreeMap<&str, String> = BTreeMap::new();
+    let (mut modules, mut with_errors) = (0, 0);
+    for m in &mutants {
+        let source = sources.entry(&m.file).or_insert_with(|| {
+            let path = repo_root().join(Path::new(&m.file));
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+        });
+        let Ok(module) = ptx_parse::parse(&apply(source, m)) else { continue };
+        let (shapes, every) = (Verify::for_module(&module), Verify::for_module(&module).checking_every_instruction());
+        modules += 1;
+        let mut any = false;
+        for func in module.functions.values() {
+            let expected = verify_function(func, &every);
+            any |= !expected.is_empty();
+            assert_eq!(verify_function(func, &shapes), expected, "{}: function {}", m.describe(), func.name);
+        }
+        with_errors += usize::from(any);
+    }
+    for (file, source) in &sources {
+        let module = ptx_parse::parse(source).unwrap_or_else(|e| panic!("{file}: {e:?}"));
+        let (shapes, every) = (Verify::for_module(&module), Verify::for_module(&module).checking_every_instruction());
+        for func in module.functions.values() {
+            assert_eq!(verify_function(func, &shapes), verify_function(func, &every), "{file}: {}", func.name);
+        }
+    }
+    println!("{modules} parsed mutants, {with_errors} with function errors");
+    // The comparison saw errors, not only clean code.
+    assert!(modules > 1500 && with_errors > 900, "{modules} parsed mutants, {with_errors} with function errors");
+}

@@ -1,0 +1,165 @@
+//! Instructions of one shape get one verdict.
+//!
+//! Every per-instruction check of the verifier reads only the opcode, the
+//! modifiers, the guard's negation and register type, and the operands, of
+//! which registers only by their declared type (names, labels and literals as
+//! they are; both instructions are in the same function, so a name means the
+//! same thing in both). Real PTX repeats a few hundred such shapes across
+//! thousands of instructions, so checking each clean shape once per function
+//! makes verification several times cheaper. Only clean verdicts are
+//! remembered: an instruction with an error is always checked, so its
+//! diagnostics carry its own place.
+
+use ptx_ir::{AddrBase, Function, Inst, InstId, Operand, RegId};
+use rustc_hash::FxHasher;
+use std::hash::{Hash, Hasher};
+
+/// Slots of the table of clean shapes (a power of two). A function has a few
+/// hundred shapes; a shape that loses its slot is only checked again.
+const SLOTS: usize = 1024;
+
+/// The shapes of the instructions of one function found clean so far: a
+/// direct-mapped table from the shape's hash to an instruction of that shape.
+pub(super) struct CleanShapes<'f> {
+    func: &'f Function,
+    slots: Vec<Option<(u64, InstId)>>,
+}
+
+impl<'f> CleanShapes<'f> {
+    pub(super) fn new(func: &'f Function) -> Self {
+        CleanShapes { func, slots: vec![None; SLOTS] }
+    }
+
+    /// The hash of `inst`'s shape, and whether an instruction of that shape
+    /// was found clean. Every register of `inst` must exist.
+    pub(super) fn lookup(&self, inst: &Inst) -> (u64, bool) {
+        let mut h = FxHasher::default();
+        hash_inst(self.func, inst, &mut h);
+        let hash = h.finish();
+        let seen = match self.slots[slot(hash)] {
+            Some((known, id)) => known == hash && same_inst(self.func, &self.func.insts[id], inst),
+            None => false,
+        };
+        (hash, seen)
+    }
+
+    /// Remembers that instruction `id`, of shape hash `hash`, is clean.
+    pub(super) fn insert(&mut self, hash: u64, id: InstId) {
+        self.slots[slot(hash)] = Some((hash, id));
+    }
+}
+
+/// FxHasher's last step is a multiplication: its high bits are the mixed ones.
+fn slot(hash: u64) -> usize {
+    (hash >> (64 - SLOTS.trailing_zeros())) as usize
+}
+
+fn reg_ty(func: &Function, r: RegId) -> ptx_ir::RegType {
+    func.regs[r].ty
+}
+
+fn hash_inst(func: &Function, inst: &Inst, h: &mut FxHasher) {
+    inst.opcode.hash(h);
+    inst.modifiers.hash(h);
+    match inst.guard {
+        None => 0u8.hash(h),
+        Some(g) => {
+            1u8.hash(h);
+            g.negated.hash(h);
+            reg_ty(func, g.reg).hash(h);
+        }
+    }
+    inst.operands.len().hash(h);
+    for op in &inst.operands {
+        hash_operand(func, op, h);
+    }
+}
+
+fn hash_operand(func: &Function, op: &Operand, h: &mut FxHasher) {
+    std::mem::discriminant(op).hash(h);
+    match op {
+        Operand::Reg(r) => reg_ty(func, *r).hash(h),
+        Operand::RegComponent(r, c) => {
+            reg_ty(func, *r).hash(h);
+            c.hash(h);
+        }
+        Operand::RegSelect(r, n) => {
+            reg_ty(func, *r).hash(h);
+            n.hash(h);
+        }
+        Operand::RegOffset(r, i) => {
+            reg_ty(func, *r).hash(h);
+            i.hash(h);
+        }
+        Operand::Address(a) => {
+            match a.base {
+                AddrBase::Reg(r) => {
+                    0u8.hash(h);
+                    reg_ty(func, r).hash(h);
+                }
+                ref other => {
+                    1u8.hash(h);
+                    other.hash(h);
+                }
+            }
+            (a.offset, a.explicit_zero, a.unified, a.rest.len()).hash(h);
+            for o in &a.rest {
+                hash_operand(func, o, h);
+            }
+        }
+        Operand::Vector(ops) | Operand::Parens(ops) => {
+            ops.len().hash(h);
+            for o in ops.iter() {
+                hash_operand(func, o, h);
+            }
+        }
+        Operand::Pair(pair) => {
+            hash_operand(func, &pair.0, h);
+            hash_operand(func, &pair.1, h);
+        }
+        Operand::Not(inner) | Operand::Neg(inner) => hash_operand(func, inner, h),
+        // No register inside: the operand as it is.
+        other => other.hash(h),
+    }
+}
+
+fn same_inst(func: &Function, a: &Inst, b: &Inst) -> bool {
+    let guards = match (a.guard, b.guard) {
+        (None, None) => true,
+        (Some(x), Some(y)) => x.negated == y.negated && reg_ty(func, x.reg) == reg_ty(func, y.reg),
+        _ => false,
+    };
+    guards
+        && a.opcode == b.opcode
+        && a.modifiers == b.modifiers
+        && a.operands.len() == b.operands.len()
+        && a.operands.iter().zip(&b.operands).all(|(x, y)| same_operand(func, x, y))
+}
+
+fn same_operand(func: &Function, a: &Operand, b: &Operand) -> bool {
+    let same_reg = |x: &RegId, y: &RegId| reg_ty(func, *x) == reg_ty(func, *y);
+    let same_all =
+        |x: &[Operand], y: &[Operand]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_operand(func, p, q));
+    match (a, b) {
+        (Operand::Reg(x), Operand::Reg(y)) => same_reg(x, y),
+        (Operand::RegComponent(x, c), Operand::RegComponent(y, d)) => c == d && same_reg(x, y),
+        (Operand::RegSelect(x, n), Operand::RegSelect(y, m)) => n == m && same_reg(x, y),
+        (Operand::RegOffset(x, i), Operand::RegOffset(y, j)) => i == j && same_reg(x, y),
+        (Operand::Address(x), Operand::Address(y)) => {
+            let bases = match (&x.base, &y.base) {
+                (AddrBase::Reg(p), AddrBase::Reg(q)) => same_reg(p, q),
+                (p, q) => p == q,
+            };
+            bases
+                && x.offset == y.offset
+                && x.explicit_zero == y.explicit_zero
+                && x.unified == y.unified
+                && same_all(&x.rest, &y.rest)
+        }
+        (Operand::Vector(x), Operand::Vector(y)) | (Operand::Parens(x), Operand::Parens(y)) => same_all(x, y),
+        (Operand::Pair(x), Operand::Pair(y)) => same_operand(func, &x.0, &y.0) && same_operand(func, &x.1, &y.1),
+        (Operand::Not(x), Operand::Not(y)) | (Operand::Neg(x), Operand::Neg(y)) => same_operand(func, x, y),
+        // Different kinds, or kinds without registers: compared as they are.
+        _ => a == b,
+    }
+}
