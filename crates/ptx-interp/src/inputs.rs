@@ -8,6 +8,14 @@
 //! arithmetic (`mul`, `shl`) stops the flow, so a size `n` that only scales
 //! an index stays a scalar.
 //!
+//! A struct passed by value (`.b8 s[N]`) whose words the kernel loads with
+//! `ld.param`: each loaded word is a source of its own, so the words whose
+//! values reach an address are pointers (filled with a buffer address in
+//! every trial) and the others scalars (small integers in trial 0: counts,
+//! bounds and tile offsets stay inside the buffers). Buffer contents come
+//! from a random stream of their own, so the scalars of a trial do not
+//! change with the buffer size.
+//!
 //! Trial 0 uses tame values (small integers, small floats) so that most
 //! kernels run to the end; later trials mix in edge cases (0, 1, -1, MIN,
 //! MAX, 0x7fff, 0x8000, 0xff, NaN, infinities, subnormals) and raw random

@@ -118,5 +118,10 @@ fn every_supported_corpus_kernel_is_equivalent_to_itself() {
     {
         assert!(supported(g) >= floor, "{g}: only {:.0}% supported", 100.0 * supported(g));
     }
-    assert!(total.equivalent * 10 >= total.kernels * 7, "at least 70% of all kernels checked conclusively: {total:?}");
+    // Measured 1439 of 1494 (96.3%) with these options on 2026-11-25 (1476
+    // with diff's defaults, scripts/interp-coverage.sh).
+    assert!(
+        total.equivalent * 100 >= total.kernels * 93,
+        "at least 93% of all kernels checked conclusively: {total:?}"
+    );
 }
