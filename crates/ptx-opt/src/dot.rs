@@ -77,8 +77,11 @@ pub fn defuse_dot(func: &Function) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph {} {{", quoted(&func.name));
     out.push_str("    graph [rankdir=TB];\n");
-    out.push_str("    node [shape=box, fontname=\"monospace\", fontsize=10];\n");
-    out.push_str("    edge [fontname=\"monospace\", fontsize=9];\n");
+    // Courier, one of PostScript's standard fonts: every graphviz knows its
+    // metrics (a build without fontconfig has no "monospace" and falls back
+    // to Times metrics, with a warning).
+    out.push_str("    node [shape=box, fontname=\"Courier\", fontsize=10];\n");
+    out.push_str("    edge [fontname=\"Courier\", fontsize=9];\n");
     if edges.iter().any(|(from, _, _)| from.is_none()) {
         out.push_str("    entry [label=\"ENTRY\", shape=oval];\n");
     }

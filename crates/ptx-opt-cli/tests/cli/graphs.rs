@@ -3,13 +3,24 @@
 //!
 //! Each graph is checked twice: parsed here (one `digraph` per file, every
 //! edge between declared nodes, balanced braces), and rendered with
-//! graphviz's `dot -Tsvg` when `dot` is installed (the development VM has
-//! it; a CI machine without it only parses, and says so on the test output).
+//! `dot -Tsvg`, which must succeed with nothing on standard error. CI has no
+//! system graphviz, so scripts/test.sh installs graphviz-pure from PyPI
+//! (scripts/fetch-graphviz.sh: graphviz's `dot` command line ported to Rust,
+//! Graphviz 16.1.0's layout, one static executable; about 5 s and a 6 MB
+//! download the first time) and hands it over as `$PTX_OPT_DOT`; [`renderer`]
+//! says what else is used. With no renderer the test fails in CI; elsewhere
+//! (a bare `cargo test` on a machine without graphviz that never ran
+//! scripts/test.sh) it only parses, and says so on the test output.
+//!
 //! The def-use graph of a 100-instruction kernel must lay out as a readable
 //! page: one box per instruction, top to bottom, no wider than a screen.
+//! Both renderers measure it alike (graphviz 2.43: 601 x 7834 pt;
+//! graphviz-pure 0.2.2: 609 x 7910 pt), since the labels are in Courier,
+//! whose metrics every graphviz has.
 
 use crate::{ptx_opt, stderr_of, testdata};
 use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -88,19 +99,55 @@ fn parse_dot(text: &str) -> Dot {
     Dot { name, nodes, edges }
 }
 
-/// `dot -Tsvg` of `file`: the drawing's (width, height) in points, or None
-/// when graphviz is not installed.
-fn render(file: &Path) -> Option<(f64, f64)> {
-    let output = match Command::new("dot").arg("-Tsvg").arg(file).stdin(Stdio::null()).output() {
-        Ok(output) => output,
+/// The graphviz `dot` that renders the graphs, first found of:
+/// `$PTX_OPT_DOT` (scripts/test.sh sets it to what
+/// scripts/fetch-graphviz.sh installed); graphviz-pure in the workspace's
+/// `.cache/graphviz` (left there by an earlier scripts/test.sh); `dot` on
+/// the PATH. None when there is none, outside CI only: in CI (`$CI` set, as
+/// .ci/run has it) a missing renderer fails the test.
+fn renderer() -> Option<OsString> {
+    if let Some(dot) = std::env::var_os("PTX_OPT_DOT").filter(|d| !d.is_empty()) {
+        return Some(dot);
+    }
+    let cached = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.cache/graphviz/venv/bin/graphviz-pure");
+    if cached.is_file() {
+        return Some(cached.into_os_string());
+    }
+    match Command::new("dot").arg("-V").stdin(Stdio::null()).output() {
+        Ok(_) => Some("dot".into()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            println!("graphviz's dot is not installed: {} parsed, not rendered", file.display());
-            return None;
+            let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false" && v != "0");
+            assert!(
+                !ci,
+                "CI must render the graphs, and there is no graphviz: run the tests with scripts/test.sh \
+                 (it installs graphviz-pure with scripts/fetch-graphviz.sh and sets PTX_OPT_DOT)"
+            );
+            None
         }
-        Err(e) => panic!("dot: {e}"),
+        Err(e) => panic!("dot -V: {e}"),
+    }
+}
+
+/// `dot -Tsvg` of `file` (with [`renderer`]): the drawing's (width, height)
+/// in points, or None when no renderer is there (outside CI only).
+fn render(file: &Path) -> Option<(f64, f64)> {
+    let Some(dot) = renderer() else {
+        println!("graphviz's dot is not installed and PTX_OPT_DOT is not set: {} parsed, not rendered", file.display());
+        return None;
     };
+    let output = Command::new(&dot)
+        .arg("-Tsvg")
+        .arg(file)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", dot.to_string_lossy()));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success() && stderr.trim().is_empty(), "dot -Tsvg {}: {stderr}", file.display());
+    assert!(
+        output.status.success() && stderr.trim().is_empty(),
+        "{} -Tsvg {}: {stderr}",
+        dot.to_string_lossy(),
+        file.display()
+    );
     let svg = String::from_utf8_lossy(&output.stdout);
     let size = |attr: &str| -> f64 {
         let at = svg.find("<svg width=\"").expect("an <svg> element");
@@ -109,7 +156,9 @@ fn render(file: &Path) -> Option<(f64, f64)> {
         let value = &rest[start..];
         value[..value.find("pt\"").expect("a size in points")].parse().expect("a number")
     };
-    Some((size("width"), size("height")))
+    let (width, height) = (size("width"), size("height"));
+    println!("{}: {width} x {height} pt ({})", file.display(), dot.to_string_lossy());
+    Some((width, height))
 }
 
 #[test]
