@@ -234,7 +234,12 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
             }
             // Uses as an address, or as the source of a space conversion.
             let mut mark = |r: RegId| marked |= taint[r.index()];
-            for op in &inst.operands {
+            // A texture or surface handle in brackets is not a pointer.
+            let handle = matches!(
+                inst.opcode,
+                Opcode::Tex | Opcode::Tld4 | Opcode::Txq | Opcode::Suld | Opcode::Sust | Opcode::Suq | Opcode::Sured
+            );
+            for op in inst.operands.iter().filter(|_| !handle) {
                 if let Operand::Address(a) = op {
                     if let AddrBase::Reg(r) = a.base {
                         mark(r);

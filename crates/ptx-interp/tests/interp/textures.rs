@@ -120,7 +120,7 @@ fn tld4_gathers_the_footprint() {
 fn txq_reports_the_model() {
     let body = format!(
         "\tmov.b64 %rd3, {H:#x};\n\ttxq.width.b32 %r1, [tref];\n\ttxq.height.b32 %r2, [%rd3];\n\ttxq.array_size.b32 %r3, [tref];\n\
-         \ttxq.filter_mode.b32 %r4, [%rd3];\n\tsuq.b.width.b32 %r5, [%rd3];\n\ttxq.num_mipmap_levels.b32 %r6, [tref];\n\
+         \ttxq.filter_mode.b32 %r4, [%rd3];\n\tsuq.width.b32 %r5, [%rd3];\n\ttxq.num_mipmap_levels.b32 %r6, [tref];\n\
          \tst.global.v4.u32 [%rd14], {{%r1, %r2, %r3, %r4}};\n\tst.global.v2.u32 [%rd14+16], {{%r5, %r6}};\n"
     );
     let out = run_text(&module_text(&body, "", ".global .texref tref;"), &[], 1).expect("runs");
@@ -182,4 +182,18 @@ fn diff_sees_texture_and_surface_changes() {
     let stored = kernel("0f3F000000", "%r2");
     let err = assert_equivalent(&base, &stored).expect_err("a different surface store");
     assert!(err.contains("surface stores"), "{err}");
+}
+
+/// A texture or surface object parameter is a handle, not a pointer: it
+/// gets a scalar, not a buffer.
+#[test]
+fn texture_handles_are_not_pointers() {
+    let text = ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u64 t)\n{\n\
+        \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n\tld.param.u64 %rd2, [t];\n\
+        \ttex.1d.v4.u32.s32 {%r1, %r2, %r3, %r4}, [%rd2, {%r1}];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+    let module = ptx_parse::parse(text).expect("parses");
+    let prog = ptx_interp::Program::new(&module);
+    let specs = ptx_interp::infer_params(&prog, prog.function("k").expect("kernel"));
+    assert_eq!(specs[0].kind, ptx_interp::ParamKind::Pointer);
+    assert_eq!(specs[1].kind, ptx_interp::ParamKind::Int { bits: 64, signed: false });
 }
