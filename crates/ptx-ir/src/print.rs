@@ -43,7 +43,7 @@ fn item_span(module: &Module, item: &ModuleItem) -> crate::Span {
 /// gives what [`print_module`] gives for the whole. False, with nothing
 /// appended, if the module no longer has its source (a module-level change)
 /// or `range` is not within it.
-pub fn write_module_range(module: &Module, range: std::ops::Range<usize>, out: &mut String) -> bool {
+pub fn write_module_range(module: &Module, range: std::ops::Range<usize>, out: &mut impl PrintSink) -> bool {
     match &module.source {
         Some(source) if range.start <= range.end && range.end <= source.len() => {
             write_source_range(module, source, range, out);
@@ -53,11 +53,32 @@ pub fn write_module_range(module: &Module, range: std::ops::Range<usize>, out: &
     }
 }
 
+/// Where [`write_module_range`] puts what it prints: text of the module's
+/// source is handed over as a range of it, so that a sink may refer to the
+/// source instead of copying it (`ptx_opt::OutputText`); new text is
+/// appended to a string.
+pub trait PrintSink {
+    /// Appends `source[range]`; `source` is the module's source text.
+    fn push_source(&mut self, source: &str, range: std::ops::Range<usize>);
+    /// The string that new text is appended to.
+    fn text(&mut self) -> &mut String;
+}
+
+impl PrintSink for String {
+    fn push_source(&mut self, source: &str, range: std::ops::Range<usize>) {
+        self.push_str(&source[range]);
+    }
+
+    fn text(&mut self) -> &mut String {
+        self
+    }
+}
+
 fn write_module_preserving(module: &Module, source: &str, out: &mut String) {
     write_source_range(module, source, 0..source.len(), out)
 }
 
-fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usize>, out: &mut String) {
+fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usize>, out: &mut impl PrintSink) {
     let source = &source[..range.end];
     let mut copied_to = range.start;
     for item in &module.items {
@@ -69,22 +90,24 @@ fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usiz
         };
         if span.is_synthetic() || start < copied_to || end > source.len() {
             // An item a pass added: print it after what came before.
-            out.push('\n');
-            write_item(module, item, out);
+            let text = out.text();
+            text.push('\n');
+            write_item(module, item, text);
             continue;
         }
         if verbatim {
-            out.push_str(&source[copied_to..end]);
+            out.push_source(source, copied_to..end);
         } else {
-            out.push_str(&source[copied_to..start]);
+            out.push_source(source, copied_to..start);
             match item {
-                ModuleItem::Function(f) => write_function_body_only(&module.functions[*f], out),
-                _ => write_item(module, item, out),
+                ModuleItem::Function(f) => write_function_body_only(&module.functions[*f], out.text()),
+                _ => write_item(module, item, out.text()),
             }
         }
         copied_to = end;
     }
-    out.push_str(&source[copied_to.min(source.len())..]);
+    let tail = copied_to.min(source.len());
+    out.push_source(source, tail..source.len());
 }
 
 /// A function printed in place of its source text (no leading blank line,

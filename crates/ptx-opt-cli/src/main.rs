@@ -12,6 +12,7 @@ use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 fn after_help() -> String {
     let mut s = String::from("Passes:\n");
@@ -372,7 +373,6 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         }
     }
     let (display_name, source) = read_input(input_path, &cli.render_options())?;
-    let source: std::sync::Arc<str> = std::sync::Arc::from(source);
 
     let options = ptx_opt::Options {
         passes,
@@ -433,6 +433,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             Emit::CfgDot => graphs(&module, ptx_opt::Graph::ControlFlow, cli),
             Emit::DefuseDot => graphs(&module, ptx_opt::Graph::DefUse, cli),
         });
+        let text = Text::Whole(text);
         if let (Some(dir), Some(graph)) = (&cli.dot_dir, cli.emit.graph()) {
             files = chosen_graphs(&module, graph, cli)
                 .into_iter()
@@ -441,9 +442,10 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         }
         (run, text)
     } else {
-        // The input is handed over, not copied again (optimize_shared).
-        let output = ptx_opt::optimize_shared(source.clone(), &options).map_err(fail)?;
-        (output.run, output.ptx)
+        // The input is handed over, not copied again, and what no pass
+        // changed is written from it (optimize_text).
+        let (text, run) = ptx_opt::optimize_text(source.clone(), &options).map_err(fail)?;
+        (run, Text::Pieces(text))
     };
     let mut stderr = io::stderr().lock();
     for snap in &run.snapshots {
@@ -490,7 +492,16 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         }
         return Ok(());
     }
-    write_output(output_path, &text)
+    match &text {
+        Text::Whole(text) => write_output(output_path, text),
+        Text::Pieces(text) => write_pieces(output_path, &text.slices().collect::<Vec<_>>()),
+    }
+}
+
+/// What a run prints: one string, or pieces of the input and new text.
+enum Text {
+    Whole(String),
+    Pieces(ptx_opt::OutputText),
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -500,23 +511,23 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn read_input(path: Option<&Path>, render_options: &ptx_opt::RenderOptions) -> Result<(String, String), Failure> {
-    let mut bytes = Vec::new();
-    let name = match path {
+fn read_input(path: Option<&Path>, render_options: &ptx_opt::RenderOptions) -> Result<(String, Arc<str>), Failure> {
+    let (name, bytes) = match path {
         Some(p) => {
-            bytes = std::fs::read(p).map_err(|e| Failure::Io(format!("cannot read '{}': {e}", p.display())))?;
-            p.display().to_string()
+            let bytes = read_file(p).map_err(|e| Failure::Io(format!("cannot read '{}': {e}", p.display())))?;
+            (p.display().to_string(), bytes)
         }
         None => {
+            let mut bytes = Vec::new();
             io::stdin().read_to_end(&mut bytes).map_err(|e| Failure::Io(format!("cannot read standard input: {e}")))?;
-            "<stdin>".to_string()
+            ("<stdin>".to_string(), Arc::from(bytes))
         }
     };
-    match String::from_utf8(bytes) {
-        Ok(s) => Ok((name, s)),
+    match ptx_opt::shared_text(bytes.clone()) {
+        Ok(text) => Ok((name, text)),
         Err(e) => {
-            let offset = e.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let offset = e.valid_up_to();
+            let text = String::from_utf8_lossy(&bytes).into_owned();
             let diag = ptx_opt::Diagnostic::new(ptx_opt::Span::new(offset, offset + 1), "input is not valid UTF-8");
             let err = ptx_opt::Error { kind: ptx_opt::ErrorKind::Parse, diagnostics: vec![diag] };
             render::diagnostics(&name, &text, &err, render_options);
@@ -525,11 +536,48 @@ fn read_input(path: Option<&Path>, render_options: &ptx_opt::RenderOptions) -> R
     }
 }
 
+/// A file's bytes, read straight into the allocation the library shares
+/// (`ptx_opt::shared_text`), so that the input is in memory once: reading
+/// it into a `Vec` and then copying that into an `Arc` would hold it twice
+/// (the peak of a run on a large file). What the size did not foretell (a
+/// pipe, a file still growing) is read on and copied.
+fn read_file(path: &Path) -> io::Result<Arc<[u8]>> {
+    let mut file = std::fs::File::open(path)?;
+    let expected = usize::try_from(file.metadata()?.len()).unwrap_or(0);
+    let mut bytes: Arc<[u8]> = std::iter::repeat_n(0, expected).collect();
+    let buffer = Arc::get_mut(&mut bytes).expect("a new allocation has no other holder");
+    let mut filled = 0;
+    while filled < expected {
+        match file.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let mut rest = Vec::new();
+    file.read_to_end(&mut rest)?;
+    if filled == expected && rest.is_empty() {
+        return Ok(bytes);
+    }
+    let mut all = bytes[..filled].to_vec();
+    all.extend_from_slice(&rest);
+    Ok(Arc::from(all))
+}
+
 fn write_output(path: Option<&Path>, text: &str) -> Result<(), Failure> {
+    write_pieces(path, &[text])
+}
+
+/// Writes `pieces` one after the other, to standard output (`None`) or
+/// atomically to `path`: a temporary file beside it, renamed over it once
+/// complete.
+fn write_pieces(path: Option<&Path>, pieces: &[&str]) -> Result<(), Failure> {
+    let write_all = |out: &mut dyn Write| pieces.iter().try_for_each(|piece| out.write_all(piece.as_bytes()));
     match path {
         None => {
             let mut out = io::stdout().lock();
-            match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+            match write_all(&mut out).and_then(|_| out.flush()) {
                 Ok(()) => Ok(()),
                 // A closed pipe (`ptx-opt x.ptx | head`) ends quietly.
                 Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
@@ -542,8 +590,9 @@ fn write_output(path: Option<&Path>, text: &str) -> Result<(), Failure> {
             // Not a regular file (`-o /dev/null`, a FIFO): write into it.
             // Renaming over it would replace the device node itself.
             if existing.as_ref().is_some_and(|m| !m.is_file()) {
-                let mut file = std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
-                return file.write_all(text.as_bytes()).map_err(fail);
+                let file = std::fs::OpenOptions::new().write(true).open(path).map_err(fail)?;
+                let mut out = io::BufWriter::new(file);
+                return write_all(&mut out).and_then(|_| out.flush()).map_err(fail);
             }
             // A symbolic link stays one: the file it points to is replaced.
             let target = match existing {
@@ -567,7 +616,9 @@ fn write_output(path: Option<&Path>, text: &str) -> Result<(), Failure> {
             if let Some(m) = &existing {
                 tmp.as_file().set_permissions(m.permissions()).map_err(fail)?;
             }
-            tmp.write_all(text.as_bytes()).map_err(fail)?;
+            let mut out = io::BufWriter::new(tmp.as_file_mut());
+            write_all(&mut out).and_then(|_| out.flush()).map_err(fail)?;
+            drop(out);
             tmp.as_file().sync_all().map_err(fail)?;
             tmp.persist(&target).map_err(|e| fail(e.error))?;
             Ok(())

@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 pub use dot::{dot_file_name, function_dots, Graph};
+pub use output_text::OutputText;
 pub use pipeline::parse_pipeline;
 pub use ptx_analysis as analysis;
 pub use ptx_ir as ir;
@@ -42,6 +43,7 @@ pub use report::{
 };
 
 mod dot;
+mod output_text;
 mod pipeline;
 mod render;
 mod report;
@@ -652,10 +654,38 @@ pub fn optimize_shared(source: Arc<str>, options: &Options) -> Result<Output, Er
     if parse_check_only(options) {
         return check_only(&source, options);
     }
-    if let Some(output) = stream(&source, options, STREAM_BATCH_BYTES)? {
-        return Ok(output);
+    let (text, run) = optimize_text(source, options)?;
+    Ok(Output { ptx: text.into_string(), run })
+}
+
+/// `bytes` as the shared text [`optimize_text`] takes, in the same
+/// allocation: a caller that reads its input straight into an `Arc<[u8]>`
+/// (as `ptx-opt` does a file) holds it once, where a `String` turned into
+/// an `Arc<str>` is copied, and both copies are alive at once.
+pub fn shared_text(bytes: Arc<[u8]>) -> Result<Arc<str>, std::str::Utf8Error> {
+    std::str::from_utf8(&bytes)?;
+    let raw = Arc::into_raw(bytes) as *const str;
+    // SAFETY: `str` and `[u8]` have the same layout, the pointer comes from
+    // `Arc::into_raw` of that same allocation, and the bytes were checked
+    // to be UTF-8 above (an `Arc` never lets them change while shared).
+    Ok(unsafe { Arc::from_raw(raw) })
+}
+
+/// [`optimize_shared`] with the output kept as pieces of the input and new
+/// text ([`OutputText`]) instead of one string: what no pass changed is not
+/// copied. `ptx-opt` writes its output this way, so that a run holds about
+/// one copy of the text instead of two.
+pub fn optimize_text(source: Arc<str>, options: &Options) -> Result<(OutputText, PassRun), Error> {
+    if parse_check_only(options) {
+        ptx_parse::validate(&source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
+        let run = run_passes(&mut Module::default(), options)?;
+        return Ok((OutputText::unchanged(source), run));
     }
-    whole(source, options)
+    if let Some(streamed) = stream(&source, options, STREAM_BATCH_BYTES)? {
+        return Ok(streamed);
+    }
+    let output = whole(source.clone(), options)?;
+    Ok((OutputText::from_string(source, output.ptx), output.run))
 }
 
 /// Nothing to do but to see that the input parses: no pass, no
@@ -682,10 +712,11 @@ pub const STREAM_BATCH_BYTES: usize = 64 << 10;
 /// cannot be streamed or anything went wrong (then run it whole).
 #[doc(hidden)]
 pub fn optimize_in_batches(source: &str, options: &Options, batch_bytes: usize) -> Result<Option<Output>, Error> {
-    stream(&Arc::from(source), options, batch_bytes)
+    let streamed = stream(&Arc::from(source), options, batch_bytes)?;
+    Ok(streamed.map(|(text, run)| Output { ptx: text.into_string(), run }))
 }
 
-fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Option<Output>, Error> {
+fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Option<(OutputText, PassRun)>, Error> {
     let whole_module_needed = options.reformat
         || options.verify_each
         || options.print_after_all
@@ -710,7 +741,7 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
     // have no free worker left to run: such a run goes sequentially.
     let inside_global_pool = options.threads.is_none() && rayon::current_thread_index().is_some();
     in_thread_pool(options, || {
-        let mut ptx = String::with_capacity(source.len() + (1 << 12));
+        let mut ptx = OutputText::new(source.clone());
         let mut run = PassRun::default();
         // Verifies, optimizes and prints one batch; false on any error (the
         // whole-module run then reports it, in pass order).
@@ -726,7 +757,7 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
         } else {
             ptx_parse::parse_in_batches(source, batch_bytes, |mut batch, range| process(&mut batch, range))
         };
-        Ok(completed.then_some(Output { ptx, run }))
+        Ok(completed.then_some((ptx, run)))
     })
 }
 

@@ -96,6 +96,28 @@ fn output_file_is_written() {
 }
 
 #[test]
+fn an_input_path_whose_size_is_unknown_is_read_whole() {
+    // A file is read into an allocation of its size; a path whose size says
+    // nothing (a pipe named as a file) is read on to its end.
+    let (_, bytes) = sample();
+    let dir = tempfile::tempdir().expect("scratch directory");
+    for args in [&["/dev/stdin"][..], &["/dev/stdin", "-O2"], &[]] {
+        let output = ptx_opt(dir.path(), args, &bytes);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {}", stderr_of(&output));
+        let expected = ptx_opt::optimize(std::str::from_utf8(&bytes).unwrap(), &cli_options(args)).unwrap().ptx;
+        assert_eq!(String::from_utf8(output.stdout).unwrap(), expected, "{args:?}");
+    }
+}
+
+fn cli_options(args: &[&str]) -> ptx_opt::Options {
+    if args.contains(&"-O2") {
+        ptx_opt::Options::with_level(2)
+    } else {
+        ptx_opt::Options::default()
+    }
+}
+
+#[test]
 fn parse_error_leaves_existing_output_untouched() {
     let dir = tempfile::tempdir().expect("scratch directory");
     let bad = testdata("parse-errors").join("missing-semicolon.ptx");

@@ -104,3 +104,16 @@ fn eight_threads_at_once_give_the_single_threaded_results() {
         }
     }
 }
+
+#[test]
+fn shared_text_keeps_the_allocation_and_says_where_utf8_fails() {
+    let bytes: std::sync::Arc<[u8]> = std::sync::Arc::from(&b".version 8.0\n"[..]);
+    let text = ptx_opt::shared_text(bytes.clone()).expect("UTF-8");
+    assert_eq!(&*text, ".version 8.0\n");
+    assert!(std::ptr::eq(text.as_ptr(), bytes.as_ptr()), "the same allocation, not a copy");
+    drop(bytes);
+    assert_eq!(std::sync::Arc::strong_count(&text), 1);
+
+    let invalid: std::sync::Arc<[u8]> = std::sync::Arc::from(&b"ok\xff"[..]);
+    assert_eq!(ptx_opt::shared_text(invalid).unwrap_err().valid_up_to(), 2);
+}

@@ -201,3 +201,22 @@ fn parsing_beside_processing_gives_the_sequential_result() {
         assert!(ptx_opt::optimize(&broken, &options).is_err(), "{threads} threads");
     }
 }
+
+#[test]
+fn output_text_refers_to_the_input_where_nothing_changed() {
+    let file = corpus::files().iter().max_by_key(|f| f.source.len()).unwrap();
+    let input: std::sync::Arc<str> = std::sync::Arc::from(file.source.as_str());
+    let (text, _) = ptx_opt::optimize_text(input.clone(), &Options::default()).expect("valid");
+    let slices: Vec<&str> = text.slices().collect();
+    assert_eq!(slices.len(), 1, "an unchanged run is one piece");
+    assert!(std::ptr::eq(slices[0], &*input), "the piece is the input itself, not a copy");
+
+    let o2 = Options::with_level(2);
+    let (text, _) = ptx_opt::optimize_text(input.clone(), &o2).expect("valid");
+    let from_input = text.slices().filter(|s| input.as_bytes().as_ptr_range().contains(&s.as_ptr())).count();
+    assert!(from_input > 0 && from_input < text.slices().count(), "-O2 changes some functions and keeps others");
+    let mut written = Vec::new();
+    text.write_to(&mut written).unwrap();
+    assert_eq!(written, ptx_opt::optimize(&file.source, &o2).unwrap().ptx.as_bytes());
+    assert_eq!(text.len(), written.len());
+}
