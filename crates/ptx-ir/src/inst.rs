@@ -216,6 +216,16 @@ impl Operand {
     }
 }
 
+/// An instruction's modifiers: up to four are stored in the instruction
+/// itself (`ld.global.nc.v4.f32` has four), more on the heap. It derefs to a
+/// slice and builds like a `Vec` (`push`, `collect`, `.into()` from a `Vec`).
+pub type Modifiers = smallvec::SmallVec<[Modifier; 4]>;
+
+/// An instruction's operands: up to three in the instruction itself (`add
+/// d, a, b`; four would make every instruction larger for the few `mad`s
+/// and `selp`s), more on the heap; see [`Modifiers`].
+pub type Operands = smallvec::SmallVec<[Operand; 3]>;
+
 /// One instruction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inst {
@@ -224,9 +234,9 @@ pub struct Inst {
     /// The opcode (the first dotted word).
     pub opcode: Opcode,
     /// The dotted suffixes, in source order.
-    pub modifiers: Vec<Modifier>,
+    pub modifiers: Modifiers,
     /// The operands, in source order.
-    pub operands: Vec<Operand>,
+    pub operands: Operands,
     /// Where the instruction came from (empty for instructions a pass made).
     pub span: Span,
 }
@@ -247,8 +257,8 @@ pub enum Access {
 
 impl Inst {
     /// A new instruction without guard or source span.
-    pub fn new(opcode: Opcode, modifiers: Vec<Modifier>, operands: Vec<Operand>) -> Inst {
-        Inst { guard: None, opcode, modifiers, operands, span: Span::default() }
+    pub fn new(opcode: Opcode, modifiers: impl Into<Modifiers>, operands: impl Into<Operands>) -> Inst {
+        Inst { guard: None, opcode, modifiers: modifiers.into(), operands: operands.into(), span: Span::default() }
     }
 
     /// The instruction types: the type modifiers, in order (`cvt.u32.u16` gives [u32, u16]).

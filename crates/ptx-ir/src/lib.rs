@@ -28,7 +28,7 @@ pub use arena::Arena;
 pub use edit::BodyEdits;
 pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
 pub use fresh::FreshRegs;
-pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Operand};
+pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Modifiers, Operand, Operands};
 pub use module::{
     DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,
     SourceDeclarations, Stmt, Variable,

@@ -5,8 +5,9 @@ use crate::Rule;
 use pest::iterators::Pair;
 use ptx_ir::{
     AddrBase, Address, CmpOp, DeclWord, Diagnostic, FloatImm, Function, FunctionKind, Guard, Inst, InstId, IntImm,
-    LabelData, LabelId, Modifier, Module, ModuleItem, Name, Opcode, Operand, PrmtMode, RawDirective, RegData, RegDecl,
-    RegDeclItem, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, Variable, Word,
+    LabelData, LabelId, Modifier, Modifiers, Module, ModuleItem, Name, Opcode, Operand, Operands, PrmtMode,
+    RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt,
+    Variable, Word,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -401,7 +402,7 @@ struct FunctionLowering<'i> {
     errors: Vec<Diagnostic>,
     /// Opcode words already classified (`ld.global.u32`): most instructions
     /// repeat an opcode seen before in the function.
-    opcodes: FxHashMap<&'i str, (Opcode, Vec<Modifier>)>,
+    opcodes: FxHashMap<&'i str, (Opcode, Modifiers)>,
     /// Statements the body scanner read, and those it handed to the grammar.
     scanned: usize,
     handed_to_grammar: usize,
@@ -735,9 +736,9 @@ impl<'i> FunctionLowering<'i> {
         let span = self.span(&pair);
         let mut guard = None;
         let mut opcode = None;
-        let mut modifiers = Vec::new();
+        let mut modifiers = Modifiers::new();
         let parts = pair.into_inner();
-        let mut operands = Vec::with_capacity(parts.len().saturating_sub(1));
+        let mut operands = Operands::with_capacity(parts.len().saturating_sub(1));
         for part in parts {
             match part.as_rule() {
                 Rule::guard => {
@@ -774,7 +775,7 @@ impl<'i> FunctionLowering<'i> {
     }
 
     /// The opcode and modifiers of an opcode word (`ld.global.u32`).
-    fn opcode(&mut self, text: &'i str) -> (Opcode, Vec<Modifier>) {
+    fn opcode(&mut self, text: &'i str) -> (Opcode, Modifiers) {
         if let Some((op, mods)) = self.opcodes.get(text) {
             return (*op, mods.clone());
         }
@@ -783,7 +784,7 @@ impl<'i> FunctionLowering<'i> {
         (op, mods)
     }
 
-    fn classify_opcode(&mut self, text: &str) -> (Opcode, Vec<Modifier>) {
+    fn classify_opcode(&mut self, text: &str) -> (Opcode, Modifiers) {
         let mut words = text.split('.');
         let name = words.next().unwrap_or("");
         let opcode = Opcode::from_name(name).unwrap_or_else(|| Opcode::Other(self.func.names.intern(name)));
@@ -862,9 +863,9 @@ impl<'i> FunctionLowering<'i> {
                     self.error(self.span(&pair), format!("vector operand has {len} elements (limit {MAX_VECTOR})"));
                     return None;
                 }
-                Operand::Vector(self.operand_list(pair)?.into_boxed_slice())
+                Operand::Vector(self.operand_list(pair)?.into_vec().into_boxed_slice())
             }
-            Rule::parens => Operand::Parens(self.operand_list(pair)?.into_boxed_slice()),
+            Rule::parens => Operand::Parens(self.operand_list(pair)?.into_vec().into_boxed_slice()),
             Rule::immediate => self.immediate(pair)?,
             Rule::address => self.address(pair)?,
             other => {
@@ -875,8 +876,8 @@ impl<'i> FunctionLowering<'i> {
     }
 
     /// The operands of a `vector` or `parens` pair.
-    fn operand_list(&mut self, pair: Pair<'i, Rule>) -> Option<Vec<Operand>> {
-        let mut ops = Vec::with_capacity(pair.clone().into_inner().len());
+    fn operand_list(&mut self, pair: Pair<'i, Rule>) -> Option<Operands> {
+        let mut ops = Operands::with_capacity(pair.clone().into_inner().len());
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::pair_second => self.join_pair(&mut ops, p)?,
@@ -888,7 +889,7 @@ impl<'i> FunctionLowering<'i> {
     }
 
     /// `p|q`: the grammar gives `q` as a `pair_second` after the operand `p`.
-    fn join_pair(&mut self, ops: &mut Vec<Operand>, second: Pair<'i, Rule>) -> Option<()> {
+    fn join_pair(&mut self, ops: &mut Operands, second: Pair<'i, Rule>) -> Option<()> {
         let b = self.operand(second.into_inner().next()?)?;
         let a = ops.pop()?;
         ops.push(Operand::Pair(Box::new((a, b))));
@@ -896,7 +897,7 @@ impl<'i> FunctionLowering<'i> {
     }
 
     /// `var+16`: the grammar gives the offset after the operand `var`.
-    fn join_offset(&mut self, ops: &mut Vec<Operand>, offset: Pair<'i, Rule>) -> Option<()> {
+    fn join_offset(&mut self, ops: &mut Operands, offset: Pair<'i, Rule>) -> Option<()> {
         let span = self.span(&offset);
         let literal = offset.into_inner().next()?.as_str();
         let Some(bits) = parse_int(literal) else {
@@ -1020,7 +1021,7 @@ impl<'i> FunctionLowering<'i> {
         let mut base = None;
         let mut offset = 0i64;
         let mut explicit_zero = false;
-        let mut rest = Vec::new();
+        let mut rest = Operands::new();
         let mut unified = false;
         for part in pair.into_inner() {
             match part.as_rule() {
@@ -1074,7 +1075,7 @@ impl<'i> FunctionLowering<'i> {
                 _ => rest.push(self.operand(part)?),
             }
         }
-        Some(Operand::Address(Box::new(Address { base: base?, offset, explicit_zero, rest, unified })))
+        Some(Operand::Address(Box::new(Address { base: base?, offset, explicit_zero, rest: rest.into_vec(), unified })))
     }
 
     /// Resolves the pending symbol operands of the innermost block against

@@ -100,7 +100,7 @@ fn operands(inst: &str) -> Result<Vec<Operand>, String> {
     let module = parse(&items)?;
     let func = module.functions.values().next().unwrap();
     let id = func.inst_ids().next().unwrap();
-    Ok(func.insts[id].operands.clone())
+    Ok(func.insts[id].operands.to_vec())
 }
 
 fn not_int(bits: u64) -> Operand {

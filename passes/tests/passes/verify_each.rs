@@ -19,7 +19,7 @@ impl FunctionPass for RetypeAdds {
         let mut changed = false;
         for inst in func.insts.values_mut() {
             if inst.opcode == Opcode::Add {
-                inst.modifiers = vec![Modifier::Type(ScalarType::F32)];
+                inst.modifiers = vec![Modifier::Type(ScalarType::F32)].into();
                 changed = true;
             }
         }

@@ -47,7 +47,7 @@ impl FunctionPass for AddZero {
             .filter(|&id| {
                 let inst = &func.insts[id];
                 inst.opcode == Opcode::Add
-                    && inst.modifiers == [Modifier::Type(ScalarType::S32)]
+                    && inst.modifiers[..] == [Modifier::Type(ScalarType::S32)]
                     && values.known_value(id, &inst.operands[2]) == Some(0)
             })
             .collect();

@@ -25,7 +25,7 @@
 use super::{FunctionLowering, Literal, MAX_VECTOR};
 use crate::{PtxParser, Rule};
 use pest::{iterators::Pair, Parser};
-use ptx_ir::{AddrBase, Address, Function, Guard, Inst, Operand, Span, Stmt};
+use ptx_ir::{AddrBase, Address, Function, Guard, Inst, Operand, Operands, Span, Stmt};
 
 /// Lowers a function whose signature the grammar parsed (`function_head`,
 /// from `group`, which starts at byte `base` of the source) and whose body
@@ -141,7 +141,7 @@ impl<'i> FunctionLowering<'i> {
         let opcode_end = opcode_end(b, pos);
         let (opcode, modifiers) = self.opcode(&text[pos..opcode_end]);
         pos = skip_trivia(b, opcode_end)?;
-        let mut operands = Vec::new();
+        let mut operands = Operands::new();
         if b.get(pos) != Some(&b';') {
             loop {
                 pos = self.scan_operand(text, pos, &mut operands)?;
@@ -160,7 +160,7 @@ impl<'i> FunctionLowering<'i> {
     }
 
     /// One operand at `text[pos]`, pushed onto `ops`; the offset after it.
-    fn scan_operand(&mut self, text: &'i str, pos: usize, ops: &mut Vec<Operand>) -> Option<usize> {
+    fn scan_operand(&mut self, text: &'i str, pos: usize, ops: &mut Operands) -> Option<usize> {
         let b = text.as_bytes();
         match *b.get(pos)? {
             b'_' if !b.get(pos + 1).is_some_and(|&c| is_ident_char(c)) => {
@@ -196,7 +196,7 @@ impl<'i> FunctionLowering<'i> {
             b'[' => self.scan_address(text, pos, ops),
             open @ (b'{' | b'(') => {
                 let close = if open == b'{' { b'}' } else { b')' };
-                let mut elements = Vec::new();
+                let mut elements = Operands::new();
                 let mut at = skip_trivia(b, pos + 1)?;
                 if b.get(at) != Some(&close) {
                     loop {
@@ -209,7 +209,7 @@ impl<'i> FunctionLowering<'i> {
                         }
                     }
                 }
-                let elements = elements.into_boxed_slice();
+                let elements = elements.into_vec().into_boxed_slice();
                 ops.push(if open == b'(' {
                     Operand::Parens(elements)
                 } else if elements.len() <= MAX_VECTOR {
@@ -260,7 +260,7 @@ impl<'i> FunctionLowering<'i> {
 
     /// `[base]`, `[base+offset]` or `[base-offset]`; the forms with more
     /// operands after the base (`tex`, `suld`) go to the grammar.
-    fn scan_address(&mut self, text: &'i str, pos: usize, ops: &mut Vec<Operand>) -> Option<usize> {
+    fn scan_address(&mut self, text: &'i str, pos: usize, ops: &mut Operands) -> Option<usize> {
         let b = text.as_bytes();
         let mut at = skip_trivia(b, pos + 1)?;
         let base = if b.get(at)?.is_ascii_digit() {
