@@ -141,7 +141,10 @@ def optimize(
 ) -> Result:
     """Runs ptx-opt passes on a PTX module.
 
-    ``passes``: registered pass names, run in order (see :func:`passes`);
+    ``passes``: registered pass names, run in order (see :func:`passes`),
+    each as a step of ``ptx-opt --passes`` may be written: with the pass's
+    options (``"fold-byte-gathers<min-saving=1>"``) or a default pipeline
+    (``"default<O2>"``);
     ``level``: the default pipeline of ``-O0``/``-O1``/``-O2`` (see
     :func:`pipeline`); give one or neither (then the module is only checked and
     printed back, byte for byte). ``verify``: check the input with the verifier

@@ -48,15 +48,23 @@ fn options(args: Args) -> PyResult<ptx_opt::Options> {
     let mut options = match (passes, level) {
         (Some(_), Some(_)) => return Err(PyValueError::new_err("give passes or level, not both")),
         (Some(passes), None) => {
-            // Named here, before any work, as the command line does.
-            let known = ptx_opt::passes();
-            if let Some(unknown) = passes.iter().find(|p| !known.iter().any(|k| k.name == p.as_str())) {
-                return Err(PyValueError::new_err(format!(
-                    "unknown pass '{unknown}' (registered: {})",
-                    known.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
-                )));
+            // Each entry is a step of a pipeline text, as `--passes` takes
+            // (`"dce"`, `"fold-byte-gathers<min-saving=1>"`, `"default<O2>"`),
+            // checked here, before any work, as the command line does.
+            let mut steps = Vec::with_capacity(passes.len());
+            for step in &passes {
+                if step.contains(',') {
+                    return Err(PyValueError::new_err(format!("'{step}': one pipeline step per list entry")));
+                }
+                steps.extend(ptx_opt::parse_pipeline(step).map_err(|e| match e.kind {
+                    ptx_opt::ErrorKind::UnknownPass(unknown) => PyValueError::new_err(format!(
+                        "unknown pass '{unknown}' (registered: {})",
+                        ptx_opt::passes().iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+                    )),
+                    _ => PyValueError::new_err(e.to_string()),
+                })?);
             }
-            ptx_opt::Options::with_passes(passes)
+            ptx_opt::Options::with_passes(steps)
         }
         (None, Some(level)) => {
             ptx_opt::Options::try_with_level(level).map_err(|e| PyValueError::new_err(e.to_string()))?

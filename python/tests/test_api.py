@@ -66,6 +66,21 @@ def test_named_passes_run_in_order_and_a_pass_twice_sums_its_counters():
     assert twice.stats["combine-cvt-pack"]["combined"] == once.stats["combine-cvt-pack"]["combined"]
 
 
+def test_a_step_may_carry_options_or_name_a_default_pipeline():
+    default = ptx_opt.optimize(PACK_U8, passes=["default<O2>"])
+    level = ptx_opt.optimize(PACK_U8, level=2)
+    assert default.changed and default.ptx == level.ptx
+    assert default.stats == level.stats
+    with_option = ptx_opt.optimize(PACK_U8, passes=["fold-byte-gathers<min-saving=1>"])
+    assert list(with_option.stats) == ["fold-byte-gathers"]
+    with pytest.raises(ValueError, match="min-saving"):
+        ptx_opt.optimize(PLAIN, passes=["fold-byte-gathers<min-saving=lots>"])
+    with pytest.raises(ValueError, match="takes no options"):
+        ptx_opt.optimize(PLAIN, passes=["dce<aggressive>"])
+    with pytest.raises(ValueError, match="one pipeline step per list entry"):
+        ptx_opt.optimize(PLAIN, passes=["dce,fold-prmt"])
+
+
 def test_unknown_pass_is_a_value_error_naming_it():
     with pytest.raises(ValueError, match="unknown pass 'no-such-pass'") as info:
         ptx_opt.optimize(PLAIN, passes=["dce", "no-such-pass"])
