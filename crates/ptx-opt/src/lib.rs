@@ -230,13 +230,15 @@ pub struct Options {
     /// header, and the output too: an instruction the header does not allow
     /// is [`ErrorKind::NeedsTarget`], never an output ptxas would reject.
     /// [`ErrorKind::InvalidTarget`] for a name of another form. Such a run
-    /// is not streamed.
+    /// streams (each batch's output checked against the header) unless
+    /// [`Options::set_target`].
     pub target: Option<String>,
     /// Also write [`Options::target`] into the module's `.target` directive
     /// (its `sm_` entry; `--set-target`), so that the output declares what
     /// the passes assumed (ptxas rejects an instruction its `.target` does
     /// not allow); the input is then verified against it. The printed
-    /// module differs from its source in that line alone ([`print`]).
+    /// module differs from its source in that line alone ([`print`]). Such
+    /// a run is not streamed.
     pub set_target: bool,
 }
 
@@ -562,21 +564,24 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
         // written what the header does not allow (ptxas would reject it):
         // an error, never such an output.
         if options.target.is_some() && run.passes.iter().any(|p| p.changed) {
-            let check = ptx_pass::PassManager::new(
-                ptx_passes::verifier().into_iter().collect(),
-                None,
-                ptx_pass::PassManagerOptions::default(),
-            );
-            if let Err(e) = check.run(module) {
-                return Err(Error {
-                    kind: ErrorKind::NeedsTarget(module.target.join(", ")),
-                    diagnostics: e.diagnostics,
-                });
+            if let Err(diagnostics) = check_against_header(module) {
+                return Err(Error { kind: ErrorKind::NeedsTarget(module.target.join(", ")), diagnostics });
             }
         }
         Ok(run)
     };
     in_thread_pool(options, run)
+}
+
+/// The verifier on a module whose passes gated on [`Options::target`]: its
+/// errors are what the header as written does not allow.
+fn check_against_header(module: &mut Module) -> Result<(), Vec<Diagnostic>> {
+    let check = ptx_pass::PassManager::new(
+        ptx_passes::verifier().into_iter().collect(),
+        None,
+        ptx_pass::PassManagerOptions::default(),
+    );
+    check.run(module).map(drop).map_err(|e| e.diagnostics)
 }
 
 fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Error> {
@@ -721,7 +726,7 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
         || options.verify_each
         || options.print_after_all
         || !options.print_after.is_empty()
-        || options.target.is_some();
+        || options.set_target;
     if whole_module_needed {
         return Ok(None);
     }
@@ -746,6 +751,15 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
         // Verifies, optimizes and prints one batch; false on any error (the
         // whole-module run then reports it, in pass order).
         let mut process = |batch: &mut Module, range: std::ops::Range<usize>| match manager.run(batch) {
+            // Passes that gated on another target than the header's: what
+            // they wrote must be allowed by the header (as in the whole run).
+            Ok(batch_run)
+                if options.target.is_some()
+                    && batch_run.passes.iter().any(|p| p.changed)
+                    && check_against_header(batch).is_err() =>
+            {
+                false
+            }
             Ok(batch_run) => {
                 run.absorb(batch_run);
                 ptx_ir::print::write_module_range(batch, range, &mut ptx)

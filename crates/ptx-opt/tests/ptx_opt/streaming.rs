@@ -51,8 +51,41 @@ fn streamed_pipelines_match_the_whole_module_run() {
     assert!(failures.is_empty(), "{} runs differ:\n{}", failures.len(), failures.join("\n"));
 }
 
+/// A target override streams: the passes gate on it, and each batch is
+/// checked against its header as the whole run checks the module. Where the
+/// target lets a pass write what the header does not allow, streaming steps
+/// aside and the whole run reports it.
+#[test]
+fn a_target_override_streams_like_the_whole_module() {
+    let mut failures = Vec::new();
+    let mut refused = 0;
+    for file in corpus::files() {
+        for target in ["sm_90a", "sm_75"] {
+            let options = Options::with_passes(ptx_opt::pipeline(2).iter().copied()).with_target(target);
+            let whole = ptx_opt::optimize_whole(&file.source, &options);
+            let streamed = ptx_opt::optimize_in_batches(&file.source, &options, 64 << 10);
+            match (whole, streamed) {
+                (Ok(_), Ok(None)) => failures.push(format!("{} {target}: did not stream", file.name)),
+                (Ok(w), Ok(Some(s))) if observable(&w) != observable(&s) => {
+                    failures.push(format!("{} {target}: differs", file.name))
+                }
+                (Ok(_), Ok(Some(_))) => {}
+                (Err(w), Ok(None)) if matches!(w.kind, ptx_opt::ErrorKind::NeedsTarget(_)) => {
+                    refused += 1;
+                    let through_optimize = ptx_opt::optimize(&file.source, &options).unwrap_err();
+                    assert_eq!(through_optimize, w, "{}", file.name);
+                }
+                (w, s) => failures.push(format!("{} {target}: whole {:?}, streamed {:?}", file.name, w.err(), s.err())),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} runs differ:\n{}", failures.len(), failures.join("\n"));
+    eprintln!("{refused} runs refused (the header does not allow what the target let the passes write)");
+}
+
 /// What needs the whole module does not stream: the verifier (it resolves
-/// names across the module), verify-each, print-after, reformat.
+/// names across the module), verify-each, print-after, reformat, a target
+/// written into the header.
 #[test]
 fn whole_module_options_do_not_stream() {
     let source = &corpus::files()[0].source;
@@ -63,6 +96,7 @@ fn whole_module_options_do_not_stream() {
         Options { print_after_all: true, ..o2() },
         Options { print_after: vec!["fold-prmt".into()], ..o2() },
         Options { reformat: true, ..o2() },
+        Options { set_target: true, ..o2().with_target("sm_90") },
     ] {
         assert!(ptx_opt::optimize_in_batches(source, &options, 1).unwrap().is_none(), "{options:?}");
     }
