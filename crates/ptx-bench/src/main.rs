@@ -151,7 +151,7 @@ fn child(args: Vec<String>) -> ExitCode {
             vec![source]
         }
     };
-    // Shared as `ptx-opt` holds its input (`optimize_shared`: no second copy).
+    // Shared as `ptx-opt` holds its input (`optimize_text`: no second copy).
     let sources: Vec<std::sync::Arc<str>> = sources.into_iter().map(std::sync::Arc::from).collect();
     let bytes: usize = sources.iter().map(|s| s.len()).sum();
     // Loading here copies the input (gzip's output, then the Arc) where

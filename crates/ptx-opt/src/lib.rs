@@ -648,7 +648,8 @@ pub const MAX_THREADS: usize = 256;
 /// pass error) the whole module is run instead, which gives the diagnostics.
 pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
     if parse_check_only(options) {
-        return check_only(source, options);
+        let run = check_only(source, options)?;
+        return Ok(Output { ptx: source.to_string(), run });
     }
     optimize_shared(Arc::from(source), options)
 }
@@ -656,9 +657,6 @@ pub fn optimize(source: &str, options: &Options) -> Result<Output, Error> {
 /// [`optimize`] of a source the caller hands over, which the module then
 /// shares instead of copying (one copy of the input less in memory).
 pub fn optimize_shared(source: Arc<str>, options: &Options) -> Result<Output, Error> {
-    if parse_check_only(options) {
-        return check_only(&source, options);
-    }
     let (text, run) = optimize_text(source, options)?;
     Ok(Output { ptx: text.into_string(), run })
 }
@@ -682,8 +680,7 @@ pub fn shared_text(bytes: Arc<[u8]>) -> Result<Arc<str>, std::str::Utf8Error> {
 /// one copy of the text instead of two.
 pub fn optimize_text(source: Arc<str>, options: &Options) -> Result<(OutputText, PassRun), Error> {
     if parse_check_only(options) {
-        ptx_parse::validate(&source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
-        let run = run_passes(&mut Module::default(), options)?;
+        let run = check_only(&source, options)?;
         return Ok((OutputText::unchanged(source), run));
     }
     if let Some(streamed) = stream(&source, options, STREAM_BATCH_BYTES)? {
@@ -701,11 +698,10 @@ fn parse_check_only(options: &Options) -> bool {
 
 /// [`optimize`] with nothing to do: the output is the input once it is
 /// known to parse.
-fn check_only(source: &str, options: &Options) -> Result<Output, Error> {
+fn check_only(source: &str, options: &Options) -> Result<PassRun, Error> {
     ptx_parse::validate(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })?;
     // No pass to run; this still checks the options (`threads`) as a run does.
-    let run = run_passes(&mut Module::default(), options)?;
-    Ok(Output { ptx: source.to_string(), run })
+    run_passes(&mut Module::default(), options)
 }
 
 /// Source bytes per batch of a streamed pipeline (see [`optimize`]): small

@@ -60,13 +60,7 @@ impl OutputText {
     /// Its pieces in order; written one after the other they are the text.
     pub fn slices(&self) -> impl Iterator<Item = &str> + '_ {
         let tail = &self.new_text[self.recorded_to..];
-        self.pieces
-            .iter()
-            .map(|piece| match piece {
-                Piece::Input(range) => &self.input[range.clone()],
-                Piece::New(range) => &self.new_text[range.clone()],
-            })
-            .chain((!tail.is_empty()).then_some(tail))
+        self.pieces.iter().map(|piece| self.piece_text(piece)).chain((!tail.is_empty()).then_some(tail))
     }
 
     /// Writes it, piece by piece.
@@ -81,16 +75,18 @@ impl OutputText {
         match self.pieces.as_slice() {
             [] => String::new(),
             [Piece::New(range)] if *range == (0..self.new_text.len()) => self.new_text,
-            pieces => {
+            _ => {
                 let mut out = String::with_capacity(self.len());
-                for piece in pieces {
-                    match piece {
-                        Piece::Input(range) => out.push_str(&self.input[range.clone()]),
-                        Piece::New(range) => out.push_str(&self.new_text[range.clone()]),
-                    }
-                }
+                self.slices().for_each(|slice| out.push_str(slice));
                 out
             }
+        }
+    }
+
+    fn piece_text(&self, piece: &Piece) -> &str {
+        match piece {
+            Piece::Input(range) => &self.input[range.clone()],
+            Piece::New(range) => &self.new_text[range.clone()],
         }
     }
 
