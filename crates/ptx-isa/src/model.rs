@@ -1,0 +1,291 @@
+//! The instruction set as tables: what the description says, in the form the
+//! IR, the verifier and the generators read. [`crate::ISA`] is these tables
+//! generated from the description (`isa/*.ptxisa`); [`crate::description`]
+//! builds the same tables from the description text at run time, for tools
+//! and tests.
+
+/// A modifier word's index in [`Isa::words`] (and in [`crate::WORDS`] for the
+/// generated tables, where it is a [`crate::Word`]).
+pub type WordId = u16;
+
+/// How the operands of an instruction are accessed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// Operand 0 is written, the rest read (`add d, a, b`).
+    Dst1,
+    /// Every operand is read (`st`, `bra`, `bar.sync`).
+    NoDst,
+    /// Operand 0 is read and written, the rest read (`wgmma.mma_async`).
+    Accumulate,
+    /// Operand 0 written if it is a `(..)` result list, else nothing (`call`).
+    Call,
+    /// Nothing is known: every register may be read and written.
+    Unknown,
+}
+
+/// Whether executing an instruction matters beyond its register results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Effects {
+    /// Only writes its destination registers; removable when they are dead.
+    Pure,
+    /// Reads memory or state that may change (ld, special registers); not
+    /// removable by a simple DCE, but writes nothing else.
+    Reads,
+    /// Writes memory, synchronizes, transfers control, or is unknown.
+    Effectful,
+}
+
+/// What an instruction does to control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Control {
+    /// Execution goes on with the next instruction.
+    Falls,
+    /// Calls a function and goes on with the next instruction when it
+    /// returns (`call`); does not end a block.
+    Call,
+    /// Jumps to its label operand (`bra L`).
+    Branch,
+    /// Jumps to one label of a `.branchtargets` table (`brx.idx`).
+    IndirectBranch,
+    /// Returns from the function (`ret`).
+    Return,
+    /// Ends the thread (`exit`).
+    Exit,
+    /// Aborts the kernel (`trap`).
+    Trap,
+}
+
+impl Control {
+    /// True if an instruction of this class ends a basic block (when
+    /// guarded, execution may still fall through to the next one).
+    pub fn ends_block(self) -> bool {
+        match self {
+            Control::Falls | Control::Call => false,
+            Control::Branch | Control::IndirectBranch | Control::Return | Control::Exit | Control::Trap => true,
+        }
+    }
+}
+
+/// The whole instruction set.
+#[derive(Debug, PartialEq)]
+pub struct Isa {
+    /// Every modifier word of the description (types, state spaces and the
+    /// rest), without the leading dot, sorted byte-wise.
+    pub words: &'static [&'static str],
+    /// The fundamental and packed types, in declaration order.
+    pub types: &'static [TypeInfo],
+    /// Every opcode, sorted by name.
+    pub opcodes: &'static [OpcodeInfo],
+    /// The syntax blocks, in description order.
+    pub blocks: &'static [Block],
+    /// Every form, grouped by opcode in [`Isa::opcodes`] order.
+    pub forms: &'static [Form],
+    /// What instructions need of `.version` and `.target`.
+    pub needs: &'static [Need],
+}
+
+/// The class of a type (ISA 5.2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeClass {
+    /// `.pred`
+    Pred,
+    /// `.bN`
+    Bits,
+    /// `.uN`
+    Unsigned,
+    /// `.sN`
+    Signed,
+    /// `.fN`, `.bf16`, `.tf32` and the packed float formats.
+    Float,
+}
+
+/// One type of the `type` declarations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeInfo {
+    /// Its word (`u32`).
+    pub name: &'static str,
+    /// Its class.
+    pub class: TypeClass,
+    /// Its size in bits.
+    pub bits: u16,
+}
+
+/// One opcode: its `opcode` line and where its forms are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpcodeInfo {
+    /// The name (`ld`).
+    pub name: &'static str,
+    /// What it does beyond its results, unless a form says otherwise.
+    pub effects: Effects,
+    /// What it does to control flow.
+    pub control: Control,
+    /// Which operands it writes, unless a form says otherwise.
+    pub shape: Shape,
+    /// Its forms: `Isa::forms[forms.0 as usize..forms.1 as usize]`.
+    pub forms: (u32, u32),
+    /// Words ptxas accepts on this opcode and ignores (`or.infinite.b32`).
+    pub ignored: &'static [WordId],
+}
+
+/// A syntax block: one `syntax` section of the description, taken from one
+/// section of the ISA text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// The ISA section number (`9.7.1.1`).
+    pub number: &'static str,
+    /// The ISA section title.
+    pub title: &'static str,
+    /// The ISA file it comes from, relative to `spec/ptx-isa-9.1/9_instruction_set/97_instructions`.
+    pub spec: &'static str,
+    /// The description file and line of the `syntax` line.
+    pub file: &'static str,
+    /// Line of the `syntax` line.
+    pub line: u32,
+}
+
+/// One form: a template of a syntax block with its named sets resolved.
+/// A template whose named sets hold multi-word alternatives becomes one form
+/// per alternative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// Index into [`Isa::opcodes`].
+    pub opcode: u16,
+    /// Index into [`Isa::blocks`].
+    pub block: u16,
+    /// Line of its template in the description file.
+    pub line: u32,
+    /// The template as written (`add{.sat}.s32 d, a, b;`).
+    pub text: &'static str,
+    /// The modifier slots, in template order.
+    pub slots: &'static [Slot],
+    /// The operands, in order.
+    pub operands: &'static [OperandSpec],
+    /// Which operands it writes.
+    pub shape: Shape,
+    /// What it does beyond its results.
+    pub effects: Effects,
+}
+
+/// Whether a slot must be there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Presence {
+    /// Exactly one of its words.
+    Required,
+    /// At most one of its words.
+    Optional,
+    /// With the other slots of the same group number, all or none
+    /// (`{.sem.scope}`).
+    Group(u8),
+}
+
+/// One modifier position of a form: a literal (`.sat`) or a named set
+/// (`.type`), with the words it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The set's name (`type`, `sem`), or the literal word.
+    pub name: &'static str,
+    /// The words it takes, sorted.
+    pub words: &'static [WordId],
+    /// Whether it must be there.
+    pub presence: Presence,
+    /// True if its words are types: types keep their order (`cvt.f32.s32`).
+    pub is_type: bool,
+}
+
+/// What kind of operand a position takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OperandKind {
+    /// A register, literal, symbol or special register (`a`).
+    Value,
+    /// `[a]`, `[a, b, c]`: an address or bracketed list of `elements`
+    /// (fewest, most).
+    Address(u8, u8),
+    /// `p|q` (`d[|p]` when the second is optional).
+    Pair {
+        /// True for `d[|p]`: a lone `d` is fine too.
+        second_optional: bool,
+    },
+    /// `{a, b, ...}`: a vector of registers (size unknown if None).
+    Vector(Option<u8>),
+    /// `(a, b)`: a call's parameter list.
+    Parens,
+    /// `_`
+    Sink,
+    /// A label or a function name (`bra tgt`, `call func`).
+    Target,
+}
+
+/// One operand position of a form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandSpec {
+    /// Its name in the template (`d`, `cache-policy`, `a-desc`).
+    pub name: &'static str,
+    /// What it takes.
+    pub kind: OperandKind,
+    /// True for `{, x}`.
+    pub optional: bool,
+    /// Present if and only if this word is (`@with cache-policy: .L2::cache_hint`).
+    pub with_word: Option<WordId>,
+    /// Must be an integer literal (`@immediate`), one of `values` if any.
+    pub immediate: bool,
+    /// The literal values it may take (`cp-size = { 4, 8, 16 }`), if listed.
+    pub values: &'static [i64],
+    /// The state space an address operand must name, if the template says
+    /// (`@space dstMem: .dst`): the words of that slot, or one literal.
+    pub space: Option<SpaceRule>,
+}
+
+/// Where an address operand's state space comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpaceRule {
+    /// The word of the form's slot at this index (generic when absent).
+    Slot(u8),
+    /// Always this word.
+    Word(WordId),
+}
+
+/// What the instructions with `opcode` and every word of `with` need of the
+/// module header (measured with ptxas: `probe` accepted at `min_version`
+/// on `targets`, rejected below).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Need {
+    /// The opcode, or a special register (`%cluster_ctarank`).
+    pub opcode: &'static str,
+    /// Words every such instruction has.
+    pub with: &'static [&'static str],
+    /// Lowest `.version` (major * 10 + minor).
+    pub min_version: u32,
+    /// The lowest target and whether every probed target from it up accepts
+    /// it (`sm_90+`); else the accepting targets are listed.
+    pub targets: &'static [&'static str],
+    /// True for `sm_NN+`: every probed target numbered from `targets[0]` up.
+    pub from_lowest: bool,
+    /// The probe line.
+    pub probe: &'static str,
+    /// The target the probe is accepted on at `min_version`.
+    pub probe_target: &'static str,
+}
+
+impl Isa {
+    /// The id of `word` (without its dot), if the description has it.
+    pub fn word_id(&self, word: &str) -> Option<WordId> {
+        self.words.binary_search(&word).ok().map(|i| i as WordId)
+    }
+
+    /// The opcode named `name`, with its index.
+    pub fn opcode(&self, name: &str) -> Option<(u16, &OpcodeInfo)> {
+        let i = self.opcodes.binary_search_by(|o| o.name.cmp(name)).ok()?;
+        Some((i as u16, &self.opcodes[i]))
+    }
+
+    /// The forms of the opcode at `index`.
+    pub fn forms_of(&self, index: u16) -> &[Form] {
+        let (start, end) = self.opcodes[index as usize].forms;
+        &self.forms[start as usize..end as usize]
+    }
+
+    /// The type named `word`.
+    pub fn type_info(&self, word: &str) -> Option<&TypeInfo> {
+        self.types.iter().find(|t| t.name == word)
+    }
+}
