@@ -15,7 +15,7 @@ pub mod fold_prmt;
 pub mod legalize_relaxed;
 pub mod verify;
 
-use ptx_pass::{Pass, PassInfo, PerFunction};
+use ptx_pass::{PassInfo, PerFunction};
 
 /// Every pass, alphabetically: one line each (kept so by `rustfmt::skip`).
 #[rustfmt::skip]
@@ -32,11 +32,6 @@ pub const REGISTRY: &[PassInfo] = &[
 /// Looks up a pass by command-line name.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     REGISTRY.iter().find(|p| p.name == name)
-}
-
-/// Makes the verifier used by `--verify-each`, if registered.
-pub fn verifier() -> Option<Box<dyn Pass>> {
-    lookup("verify").map(|p| (p.create)())
 }
 
 /// The default pipelines, by optimization level. `legalize-relaxed` is in

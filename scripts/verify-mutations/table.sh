@@ -4,5 +4,5 @@
 # and how many of ptxas's rejections we catch (anywhere, and on the line ptxas names).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo test -q -p ptx-passes --test passes verify_mutations_against_ptxas -- --nocapture 2>/dev/null \
+cargo test -q -p ptx-verify --test verify verify_mutations_against_ptxas -- --nocapture 2>/dev/null \
     | sed -n '/^verify against/,/^| all/p'

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates passes/src/verify/requirements.rs: which .version/.target values
+"""Generates crates/ptx-verify/src/requirements.rs: which .version/.target values
 ptxas accepts, and which target and PTX version each instruction form of
 probes.txt needs, all measured with ptxas 13.5 (not read from the ISA text:
 ptxas is the judge, and the ISA's notes are not in ../shared/spec).
@@ -35,7 +35,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-OUT = os.path.join(ROOT, "passes", "src", "verify", "requirements.rs")
+OUT = os.path.join(ROOT, "crates", "ptx-verify", "src", "requirements.rs")
 DEFAULT_PTXAS = os.path.join(ROOT, ".cache", "toolchain", "nvidia-cuda-nvcc-13.5.37", "ptxas")
 
 # The targets whose instructions are probed: ptxas 13.5 checks code for

@@ -535,7 +535,7 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
     let passes = create_passes(options)?;
     let manager = ptx_pass::PassManager::new(
         passes,
-        ptx_passes::verifier(),
+        Some(ptx_verify::Verifier),
         ptx_pass::PassManagerOptions {
             verify_input: !options.skip_verify,
             verify_each: options.verify_each,
@@ -575,13 +575,8 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
 
 /// The verifier on a module whose passes gated on [`Options::target`]: its
 /// errors are what the header as written does not allow.
-fn check_against_header(module: &mut Module) -> Result<(), Vec<Diagnostic>> {
-    let check = ptx_pass::PassManager::new(
-        ptx_passes::verifier().into_iter().collect(),
-        None,
-        ptx_pass::PassManagerOptions::default(),
-    );
-    check.run(module).map(drop).map_err(|e| e.diagnostics)
+fn check_against_header(module: &Module) -> Result<(), Vec<Diagnostic>> {
+    ptx_verify::verify_module(module)
 }
 
 fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Error> {
@@ -734,7 +729,7 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
     // header, and the verifier's other checks are of one function at a time.
     let manager = ptx_pass::PassManager::new(
         passes,
-        ptx_passes::verifier(),
+        Some(ptx_verify::Verifier),
         ptx_pass::PassManagerOptions { verify_input: !options.skip_verify, ..Default::default() },
     );
     // Called from a worker of the global pool (a caller's own parallel

@@ -2,6 +2,7 @@
 
 use crate::{Analyses, Pass, PassContext, PassStats};
 use ptx_ir::{Diagnostic, Module};
+use ptx_verify::Verifier;
 use std::time::{Duration, Instant};
 
 /// Switches users of `opt` / `wasm-opt` expect.
@@ -97,13 +98,14 @@ pub enum PipelineErrorKind {
 /// Runs passes in order.
 pub struct PassManager {
     passes: Vec<Box<dyn Pass>>,
-    verifier: Option<Box<dyn Pass>>,
+    verifier: Option<Verifier>,
     options: PassManagerOptions,
 }
 
 impl PassManager {
-    /// A pass manager over `passes`. `verifier` is used by `verify_each`.
-    pub fn new(passes: Vec<Box<dyn Pass>>, verifier: Option<Box<dyn Pass>>, options: PassManagerOptions) -> Self {
+    /// A pass manager over `passes`. `verifier` checks the input
+    /// (`verify_input`) and the module after each pass (`verify_each`).
+    pub fn new(passes: Vec<Box<dyn Pass>>, verifier: Option<Verifier>, options: PassManagerOptions) -> Self {
         PassManager { passes, verifier, options }
     }
 
@@ -119,10 +121,8 @@ impl PassManager {
         let mut analyses = Analyses::default();
         if self.options.verify_input || self.options.verify_each {
             if let Some(verifier) = &self.verifier {
-                // The verifier only reads: what it computes stays valid for the first pass.
-                let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
                 verifier
-                    .run(module, &mut cx)
+                    .verify(module)
                     .map_err(|diagnostics| PipelineError { kind: PipelineErrorKind::InvalidInput, diagnostics })?;
             }
         }
@@ -141,9 +141,8 @@ impl PassManager {
             run.passes.push(PassRecord { name, changed, time, stats });
             if self.options.verify_each {
                 if let Some(verifier) = &self.verifier {
-                    let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
                     verifier
-                        .run(module, &mut cx)
+                        .verify(module)
                         .map_err(|diagnostics| PipelineError { kind: PipelineErrorKind::BrokeIr(name), diagnostics })?;
                 }
             }

@@ -3,10 +3,7 @@
 
 mod combine_cvt_pack;
 mod toolkit_only;
-mod verify;
 mod verify_each;
-mod verify_isa_sweep;
-mod verify_mutations;
 
 use std::path::PathBuf;
 

@@ -63,7 +63,7 @@ fn pipeline() -> Vec<Box<dyn ptx_pass::Pass>> {
 fn run_on(input: &str, passes: Vec<Box<dyn ptx_pass::Pass>>, verify_each: bool) -> Result<(), ptx_pass::PipelineError> {
     let mut module = ptx_parse::parse(input).expect("input parses");
     let options = PassManagerOptions { verify_each, ..PassManagerOptions::default() };
-    PassManager::new(passes, ptx_passes::verifier(), options).run(&mut module).map(|_| ())
+    PassManager::new(passes, Some(ptx_verify::Verifier), options).run(&mut module).map(|_| ())
 }
 
 fn run(verify_each: bool) -> Result<(), ptx_pass::PipelineError> {
@@ -90,7 +90,7 @@ fn without_verify_each_the_broken_ir_goes_through() {
 #[test]
 fn verify_each_reports_invalid_input_as_such() {
     let invalid = invalid_input();
-    let verify = run_on(&invalid, vec![ptx_passes::verifier().unwrap()], false).expect_err("verify rejects it");
+    let verify = run_on(&invalid, vec![ptx_passes::verify::create()], false).expect_err("verify rejects it");
     assert_eq!(verify.kind, PipelineErrorKind::Pass("verify"));
     assert_eq!(crate::line_of(&invalid, verify.diagnostics[0].span.start), 11, "{:?}", verify.diagnostics);
 

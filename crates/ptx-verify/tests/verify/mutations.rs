@@ -10,24 +10,19 @@
 //! * of what ptxas rejects, the share we reject does not fall below
 //!   [`CATCH_FLOOR_PERMILLE`] (raise it as checks land; the goal is 95%).
 //!
-//! The per-kind table is printed: `cargo test -p ptx-passes --test passes
+//! The per-kind table is printed: `cargo test -p ptx-verify --test verify
 //! verify_mutations -- --nocapture` (or `scripts/verify-mutations/table.sh`,
 //! which prints only the table). `VERIFY_MUTATIONS_MISSED=N` shows N missed
 //! mutants of each kind (3 by default).
 
-use crate::line_of;
+use crate::{line_of, repo_root};
 use ptx_ir::Diagnostic;
-use ptx_pass::{Analyses, PassContext, PassStats};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Of the mutants ptxas rejects, the least share (in thousandths) we must
 /// reject too. Measured: see the table in the commit that last raised it.
 const CATCH_FLOOR_PERMILLE: usize = 965;
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Verdict {
@@ -162,15 +157,12 @@ fn beyond_parser_limits(m: &Mutant, errors: &[Diagnostic]) -> bool {
 
 /// What the parser or the verifier says of `source`: empty if valid.
 fn diagnose(source: &str) -> Vec<Diagnostic> {
-    let mut module = match ptx_parse::parse(source) {
+    let module = match ptx_parse::parse(source) {
         Ok(m) => m,
         Err(errors) => return errors,
     };
-    let pass = ptx_passes::lookup("verify").expect("verify is registered");
-    let mut analyses = Analyses::default();
-    let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
-    match (pass.create)().run(&mut module, &mut cx) {
-        Ok(_) => Vec::new(),
+    match ptx_verify::verify_module(&module) {
+        Ok(()) => Vec::new(),
         Err(errors) => errors,
     }
 }
@@ -321,13 +313,13 @@ fn rename_touches_only_the_family() {
 }
 
 /// The verifier checks each clean instruction shape once per function
-/// (`passes/src/verify/shape.rs`). On every mutant (each has the errors of
+/// (`crates/ptx-verify/src/shape.rs`). On every mutant (each has the errors of
 /// its edit, and instructions of the same shape as erroneous ones
 /// elsewhere in its file) and the files they come from, that gives exactly
 /// the diagnostics of checking every instruction on its own.
 #[test]
 fn remembering_clean_shapes_changes_no_diagnostic() {
-    use ptx_passes::verify::{verify_function, Verify};
+    use ptx_verify::{verify_function, Verify};
     let mutants = mutants();
     let mut sources: BTreeMap<&str, String> = BTreeMap::new();
     let (mut modules, mut with_errors) = (0, 0);

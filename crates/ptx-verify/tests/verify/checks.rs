@@ -14,7 +14,6 @@
 
 use crate::{corpus_files, line_of, shared_dir};
 use ptx_ir::{Module, Span, Stmt};
-use ptx_pass::{Analyses, PassContext, PassStats};
 
 const HEADER: &str = ".version 8.8\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 k_param_0)\n{\n";
 
@@ -39,10 +38,7 @@ const PRELUDE: &str = "\
 ";
 
 fn run_verify(module: &mut Module) -> Result<bool, Vec<ptx_ir::Diagnostic>> {
-    let pass = ptx_passes::lookup("verify").expect("verify is registered");
-    let mut analyses = Analyses::default();
-    let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
-    (pass.create)().run(module, &mut cx)
+    ptx_verify::verify_module(module).map(|()| false)
 }
 
 /// Wraps `body` in a kernel after `PRELUDE`, verifies it and compares the
@@ -594,7 +590,7 @@ fn accepts_every_public_corpus_file() {
     assert!(failures.is_empty(), "valid files rejected:\n{}", failures.join("\n"));
 }
 
-/// Rules from the ISA sweep (`verify_isa_sweep.rs`), each error one ptxas
+/// Rules from the ISA sweep (`isa_sweep.rs`), each error one ptxas
 /// 13.5 reports: comparisons a type does not have ("Mismatch between
 /// instruction type and comparison qualifier"), `.ftz` on integer or
 /// `.f64` comparisons, video operands ("Incorrect video selector", "Vector

@@ -13,14 +13,13 @@
 //!   below [`CATCH_FLOOR_PERMILLE`] (raise it as checks land).
 //!
 //! The per-file table (and the missed instances grouped by ptxas's
-//! message) is printed: `cargo test -p ptx-passes --test passes
+//! message) is printed: `cargo test -p ptx-verify --test verify
 //! verify_isa_sweep -- --nocapture`. `VERIFY_SWEEP_MISSED=N` shows N missed
 //! instances of each spec file (0 by default); `VERIFY_SWEEP_FILE=F` only
 //! that spec file's.
 
-use crate::line_of;
+use crate::{line_of, repo_root};
 use ptx_ir::Diagnostic;
-use ptx_pass::{Analyses, PassContext, PassStats};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -31,7 +30,7 @@ use std::path::PathBuf;
 const CATCH_FLOOR_PERMILLE: usize = 705;
 
 fn sweep_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/isa-sweep")
+    repo_root().join("testdata/isa-sweep")
 }
 
 fn read(name: &str) -> String {
@@ -74,15 +73,12 @@ fn instances() -> Vec<Instance> {
 
 /// What the parser or the verifier says of `source`: empty if valid.
 fn diagnose(source: &str) -> Vec<Diagnostic> {
-    let mut module = match ptx_parse::parse(source) {
+    let module = match ptx_parse::parse(source) {
         Ok(m) => m,
         Err(errors) => return errors,
     };
-    let pass = ptx_passes::lookup("verify").expect("verify is registered");
-    let mut analyses = Analyses::default();
-    let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
-    match (pass.create)().run(&mut module, &mut cx) {
-        Ok(_) => Vec::new(),
+    match ptx_verify::verify_module(&module) {
+        Ok(()) => Vec::new(),
         Err(errors) => errors,
     }
 }

@@ -1,0 +1,729 @@
+//! `ptx-verify`: the verifier. Checks that a module is valid PTX as far as
+//! forms, types, declarations, labels and its `.version`/`.target` go, and
+//! reports every problem it finds ([`verify_module`]).
+//!
+//! The parser accepts anything that has the shape of PTX; whether a register
+//! of the declared type may be used by an instruction is decided here. The
+//! verifier never changes the IR. Every run of `ptx-opt` checks its input
+//! with it, the registered `verify` pass is a thin wrapper of it, and the
+//! pass manager runs it after every pass with `--verify-each`, where it
+//! catches a pass that produced invalid code, so it must be cheap: one walk
+//! over the body, one small allocation per function (which labels are
+//! placed), none per instruction except for the errors it reports.
+//!
+//! Like Cranelift's verifier it does not stop at the first error: every
+//! error is collected with the span of its instruction. Checked:
+//!
+//! * operand types against the instruction types, by PTX ISA 9.4 Table 26
+//!   and, for `ld`, `st` and `cvt`, the relaxed Tables 27 and 28 of 9.4.1
+//!   (the rules are in `verify/rules.rs`, the per-opcode signatures in
+//!   `verify/signature.rs`);
+//! * the instruction types themselves (`add.b32`, `cvt.f32.b16` and
+//!   `ld.f16` are not valid PTX);
+//! * predicates where a predicate is required: guards, `!p`, the results of
+//!   `setp`, the selector of `selp`;
+//! * declarations: a `%` name that is neither a declared register nor a
+//!   special register, `%r.x` on a register that is not a vector;
+//! * labels: a `bra` whose target is not a label of the function, a branch
+//!   to a label that is not placed in the body, a label placed twice;
+//! * references a pass may break: a register or label id the function does
+//!   not have is reported (the instruction is then not checked further),
+//!   never a panic;
+//! * vector arity: `ld.v4` with a two-element `{a, b}` or a `.v2` register,
+//!   `.v2` with a scalar register;
+//! * address registers: the base of `[reg+off]` must be an integer or bit
+//!   register of at most 64 bits.
+//! * forms (`verify/forms.rs`): opcodes that are no PTX instruction,
+//!   modifiers an opcode does not have or that do not combine, operand
+//!   counts and kinds, vector sizes, barrier numbers and thread counts,
+//!   the comparisons each type has (`setp`, `set`), video operands, the
+//!   register vectors of `ldmatrix`/`stmatrix`, `wmma.load`/`store`
+//!   operands, `{...}` inside `[...]` (last only), `txq`/`suq` handles.
+//!
+//! Measured against ptxas on the mutation set (`tests/verify/mutations.rs`) and
+//! the ISA sweep (`tests/verify/isa_sweep.rs`): nothing either accepts is
+//! rejected, and each test holds a floor on what is caught.
+//!
+//! What ptxas accepts is the reference: the rules were checked against
+//! ptxas 13.5 (the 1472 oracle cases, and every register type in every
+//! operand position of each checked opcode), and where ptxas is looser than
+//! the ISA's tables the verifier follows ptxas. Instructions and forms the
+//! signature table does not describe are not type-checked, and some errors
+//! ptxas reports are left to it on purpose: a 32-bit register as a
+//! `.global` address in 64-bit code (valid or not depending on the target),
+//! and the mixing of element types inside `{...}` vectors.
+
+#![warn(missing_docs)]
+
+mod declarations;
+mod forms;
+mod requirements;
+mod rules;
+mod shape;
+mod signature;
+mod target;
+
+use ptx_ir::special::is_special_register;
+use ptx_ir::{
+    AddrBase, Control, Diagnostic, Function, Inst, LabelId, Module, ModuleItem, Operand, RegId, ScalarType, Stmt,
+    TypeKind,
+};
+use rules::Literal;
+use signature::Expect;
+
+/// The verifier as a value: what the pass manager runs on its input and,
+/// with verify-each, after every pass.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Verifier;
+
+impl Verifier {
+    /// Checks `module` ([`verify_module`]).
+    pub fn verify(&self, module: &Module) -> Result<(), Vec<Diagnostic>> {
+        verify_module(module)
+    }
+}
+
+/// Checks a whole module: its header and module-scope declarations, then
+/// every function with a body, in parallel (on the current rayon pool).
+/// Every error found, in source order (the module's, then each function's
+/// in function order).
+pub fn verify_module(module: &Module) -> Result<(), Vec<Diagnostic>> {
+    use rayon::prelude::*;
+    let verify = Verify::for_module(module);
+    let mut errors = verify.check_module(module);
+    let per_function: Vec<Vec<Diagnostic>> = module
+        .functions
+        .values()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|func| if func.has_body() { verify_function(func, &verify) } else { Vec::new() })
+        .collect();
+    errors.extend(per_function.into_iter().flatten());
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// The verifier of one function.
+#[derive(Clone, Debug, Default)]
+pub struct Verify {
+    /// Module-level variables and functions whose names start with `%`
+    /// (almost always none).
+    module_names: Vec<String>,
+    /// Module-level names a function may use as symbols.
+    module_scope: declarations::ModuleScope,
+    /// What the header lacks for the instructions that need more.
+    target: target::TargetCheck,
+    /// Check every instruction, even one of a shape already found clean in
+    /// its function (to test that remembering shapes changes nothing).
+    every_instruction: bool,
+}
+
+impl Verify {
+    /// A verifier for the functions of `module`.
+    pub fn for_module(module: &Module) -> Verify {
+        let variables = module.items.iter().filter_map(|item| match item {
+            ModuleItem::Variable(v) => Some(v.name.as_str()),
+            _ => None,
+        });
+        let functions = module.functions.values().map(|f| f.name.as_str());
+        let module_names = variables.chain(functions).filter(|n| n.starts_with('%')).map(String::from).collect();
+        let target = target::TargetCheck::for_module(module);
+        Verify { module_names, module_scope: declarations::ModuleScope::of(module), target, every_instruction: false }
+    }
+
+    /// This verifier, checking every instruction on its own instead of each
+    /// clean shape once per function: slower, and the same diagnostics
+    /// (tests compare the two).
+    pub fn checking_every_instruction(self) -> Verify {
+        Verify { every_instruction: true, ..self }
+    }
+
+    /// Checks what lies outside function bodies: the module header and the
+    /// module-scope declarations. Every error found, in source order.
+    /// (Function bodies are [`verify_function`]'s.)
+    pub fn check_module(&self, module: &Module) -> Vec<Diagnostic> {
+        let mut errors = target::check_header(module);
+        errors.extend(declarations::check_module(module));
+        errors
+    }
+}
+
+/// Checks one function; returns every error found, in body order.
+/// `module` is what the function may rely on from its module (see
+/// [`Verify::for_module`]).
+pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
+    let module_names = module.module_names.as_slice();
+    let as_parsed = func.is_pristine();
+    let mut v = Checker {
+        func,
+        module_names,
+        errors: Vec::new(),
+        placed: vec![false; func.labels.len()],
+        as_parsed,
+        target: &module.target,
+    };
+    let body = func.body().unwrap_or(&[]);
+    // Where each label is placed: a branch to a label that is not (a pass
+    // deleted it) is an error, and so is a label placed twice.
+    for stmt in body {
+        match stmt {
+            Stmt::Label(l) => match v.placed.get_mut(l.as_u32() as usize) {
+                Some(seen) if !*seen => *seen = true,
+                Some(_) => {
+                    let msg = format!("label {} is placed twice in function {}", v.label(*l), func.name);
+                    v.errors.push(Diagnostic::new(func.span, msg));
+                }
+                None => {
+                    let msg = format!("function {} places label #{}, which it does not have", func.name, l.as_u32());
+                    v.errors.push(Diagnostic::new(func.span, msg));
+                }
+            },
+            Stmt::Inst(id) if func.insts.get(*id).is_none() => {
+                let msg = format!("function {} lists instruction #{}, which it does not have", func.name, id.as_u32());
+                v.errors.push(Diagnostic::new(func.span, msg));
+            }
+            _ => {}
+        }
+    }
+    // A parsed function refers only to registers it has, which the shape of
+    // an instruction needs.
+    let mut clean = (as_parsed && !module.every_instruction).then(|| shape::CleanShapes::new(func));
+    for stmt in body {
+        let Stmt::Inst(id) = stmt else { continue };
+        let Some(inst) = func.insts.get(*id) else { continue };
+        let Some(clean) = clean.as_mut() else {
+            v.inst(inst);
+            continue;
+        };
+        let (hash, seen) = clean.lookup(inst);
+        if !seen {
+            let errors = v.errors.len();
+            v.inst(inst);
+            if v.errors.len() == errors {
+                clean.insert(hash, *id);
+            }
+        }
+    }
+    v.errors.extend(declarations::check_function(func, &module.module_scope));
+    v.errors
+}
+
+/// At most this many instruction types are looked at (`cvt.pack` has three).
+const MAX_TYPES: usize = 4;
+
+struct Checker<'f> {
+    func: &'f Function,
+    module_names: &'f [String],
+    errors: Vec<Diagnostic>,
+    /// Per label: placed in the body.
+    placed: Vec<bool>,
+    /// The function is as the parser made it, so every register and label
+    /// it refers to exists (only a pass can leave one dangling).
+    as_parsed: bool,
+    /// What the module's header lacks (`.target`, `.version`).
+    target: &'f target::TargetCheck,
+}
+
+impl<'f> Checker<'f> {
+    fn inst(&mut self, inst: &Inst) {
+        // A register or label the function does not have (only a pass can
+        // make one): nothing else about the instruction can be checked.
+        let dangling = if self.as_parsed { None } else { self.dangling(inst) };
+        if let Some(msg) = dangling {
+            let msg = format!("{msg} (in function {})", self.func.name);
+            self.errors.push(Diagnostic::new(inst.span, msg));
+            return;
+        }
+        if let Some(g) = inst.guard {
+            if !self.is_scalar(g.reg, ScalarType::Pred) {
+                let msg = format!("guard {} must be a .pred register, not {}", self.reg(g.reg), self.reg_ty(g.reg));
+                self.error(inst, msg);
+            }
+        }
+        if let Some(msg) = self.target.check_inst(self.func, inst) {
+            self.error(inst, msg);
+        }
+        // Unknown opcodes and modifiers, operand counts and kinds, vector sizes.
+        let mut form_errors = Vec::new();
+        let malformed = forms::check(self.func, inst, |msg| form_errors.push(msg));
+        for msg in form_errors {
+            self.error(inst, msg);
+        }
+        for (i, op) in inst.operands.iter().enumerate() {
+            let is_branch_target = inst.opcode.control() == Control::Branch && i + 1 == inst.operands.len();
+            match op {
+                Operand::Symbol(name) if is_branch_target => {
+                    let msg = format!("branch target '{}' is not a label of this function", self.func.names.get(*name));
+                    self.error(inst, msg);
+                }
+                _ => self.structure(inst, op),
+            }
+        }
+        if !malformed {
+            self.types(inst);
+        }
+    }
+
+    /// A description of the first register or label `inst` refers to that
+    /// the function does not have.
+    fn dangling(&self, inst: &Inst) -> Option<String> {
+        let nregs = self.func.regs.len();
+        let mut bad_reg = inst.guard.map(|g| g.reg).filter(|r| (r.as_u32() as usize) >= nregs);
+        for op in &inst.operands {
+            op.for_each_reg(&mut |r, _| {
+                if (r.as_u32() as usize) >= nregs {
+                    bad_reg.get_or_insert(r);
+                }
+            });
+        }
+        if let Some(r) = bad_reg {
+            return Some(format!("{}: register #{} does not exist", self.opcode_name(inst), r.as_u32()));
+        }
+        fn bad_label(op: &Operand, n: usize) -> Option<usize> {
+            match op {
+                Operand::Label(l) if (l.as_u32() as usize) >= n => Some(l.as_u32() as usize),
+                Operand::Vector(ops) | Operand::Parens(ops) => ops.iter().find_map(|o| bad_label(o, n)),
+                _ => None,
+            }
+        }
+        let l = inst.operands.iter().find_map(|op| bad_label(op, self.func.labels.len()))?;
+        Some(format!("{}: label #{l} does not exist", self.opcode_name(inst)))
+    }
+
+    /// Declarations, predicate negation, vector components and address
+    /// registers, for every operand of every instruction.
+    fn structure(&mut self, inst: &Inst, op: &Operand) {
+        match op {
+            Operand::Label(l) => {
+                if !self.placed[l.as_u32() as usize] {
+                    let msg = format!("label {} is not placed in the function", self.label(*l));
+                    self.error(inst, msg);
+                }
+            }
+            Operand::Symbol(name) | Operand::SymbolOffset(name, _) => self.symbol(inst, self.func.names.get(*name)),
+            // Video selectors: ptxas judges which registers they apply to.
+            Operand::RegSelect(..) | Operand::RegOffset(..) => {}
+            Operand::RegComponent(r, c) => {
+                if self.func.regs[*r].ty.vector.is_none() {
+                    let msg = format!("{}.{c}: {} is not a vector register", self.reg(*r), self.reg(*r));
+                    self.error(inst, msg);
+                }
+            }
+            Operand::Not(inner) => {
+                if let Operand::Reg(r) = **inner {
+                    if !self.is_scalar(r, ScalarType::Pred) {
+                        let msg = format!(
+                            "!{} negates a {} register; only a .pred can be negated",
+                            self.reg(r),
+                            self.reg_ty(r)
+                        );
+                        self.error(inst, msg);
+                    }
+                }
+                self.structure(inst, inner);
+            }
+            Operand::Neg(inner) => self.structure(inst, inner),
+            Operand::Address(addr) => {
+                match addr.base {
+                    AddrBase::Reg(r) => {
+                        let ty = self.func.regs[r].ty;
+                        if ty.vector.is_some() || !rules::can_hold_address(ty.scalar) {
+                            let msg = format!(
+                                "address register {} is {}; an address must be an integer or bit register of at most 64 bits",
+                                self.reg(r),
+                                ty
+                            );
+                            self.error(inst, msg);
+                        }
+                    }
+                    AddrBase::Symbol(name) => self.symbol(inst, self.func.names.get(name)),
+                    AddrBase::Absolute(_) => {}
+                }
+                for op in &addr.rest {
+                    self.structure(inst, op);
+                }
+            }
+            Operand::Vector(ops) | Operand::Parens(ops) => {
+                for op in ops.iter() {
+                    self.structure(inst, op);
+                }
+            }
+            Operand::Pair(pair) => {
+                self.structure(inst, &pair.0);
+                self.structure(inst, &pair.1);
+            }
+            Operand::Reg(_) | Operand::Special(_) | Operand::Int(_) | Operand::Float(_) | Operand::Sink => {}
+        }
+    }
+
+    /// A name that did not resolve to a register: fine unless it is spelled
+    /// like a register (`%...`) and is neither special nor a variable,
+    /// parameter or function.
+    fn symbol(&mut self, inst: &Inst, text: &str) {
+        if !text.starts_with('%') {
+            return;
+        }
+        // The identifier alone: `%r9.x` and `%g+4` name `%r9` and `%g`.
+        let end = text[1..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+            .map_or(text.len(), |i| i + 1);
+        let base = &text[..end];
+        if is_special_register(base) || self.is_variable(base) {
+            return;
+        }
+        let msg = format!("register {base} is not declared");
+        self.error(inst, msg);
+    }
+
+    /// True if `name` is a parameter, return parameter or body variable of
+    /// the function, or a module-level variable or function (PTX
+    /// identifiers may start with `%`). Only asked about `%` names that are
+    /// not registers, so the scan is rare.
+    fn is_variable(&self, name: &str) -> bool {
+        let params = self.func.params.iter().flatten().chain(self.func.returns.iter().flatten());
+        let locals = self.func.body().into_iter().flatten().filter_map(|s| match s {
+            Stmt::Variable(v) => Some(&**v),
+            _ => None,
+        });
+        params.chain(locals).any(|v| v.name == name) || self.module_names.iter().any(|n| n == name)
+    }
+
+    /// Instruction types and operand types.
+    fn types(&mut self, inst: &Inst) {
+        if signature::has_unmodelled_type(inst) {
+            return;
+        }
+        let mut types = [ScalarType::Pred; MAX_TYPES];
+        let mut n = 0;
+        for t in inst.types().take(MAX_TYPES) {
+            types[n] = t;
+            n += 1;
+        }
+        let types = &types[..n];
+        let valid = signature::valid_types(inst);
+        if !valid.is_empty() {
+            if types.is_empty() {
+                let msg = format!("{}: missing instruction type", self.opcode(inst));
+                self.error(inst, msg);
+                return;
+            }
+            // ptxas: "Unexpected instruction types specified" (`shr.s32.s32`).
+            if types.len() > valid.len() {
+                let msg = format!("{}: {} instruction types, {} expected", self.opcode(inst), types.len(), valid.len());
+                self.error(inst, msg);
+                return;
+            }
+            let mut bad = false;
+            for (list, t) in valid.iter().zip(types) {
+                if !list.contains(t) {
+                    let msg = format!("{}: .{t} is not a valid instruction type here", self.opcode(inst));
+                    self.error(inst, msg);
+                    bad = true;
+                }
+            }
+            if bad {
+                return;
+            }
+            if !signature::types_combine(inst, types) {
+                let msg = format!(
+                    "{}: these instruction types are not a valid instruction type combination",
+                    self.opcode(inst)
+                );
+                self.error(inst, msg);
+                return;
+            }
+        }
+        let Some(sig) = signature::signature(inst, types) else { return };
+        for (i, op) in inst.operands.iter().enumerate() {
+            if sig.data == Some(i) {
+                self.data_operand(inst, i, op, sig.operand(i));
+            } else {
+                self.typed_operand(inst, i, op, sig.operand(i));
+            }
+        }
+    }
+
+    fn typed_operand(&mut self, inst: &Inst, i: usize, op: &Operand, expect: Expect) {
+        if expect == Expect::Any {
+            return;
+        }
+        match op {
+            Operand::Reg(r) => {
+                if self.packs_vector_register(inst, i, *r, expect) {
+                    return;
+                }
+                if self.func.regs[*r].ty.vector.is_some() {
+                    let msg = format!(
+                        "{}: operand {} ({}) is a vector register ({}); a scalar is expected",
+                        self.opcode(inst),
+                        i + 1,
+                        self.reg(*r),
+                        self.func.regs[*r].ty
+                    );
+                    self.error(inst, msg);
+                } else {
+                    self.scalar(inst, i, *r, expect);
+                }
+            }
+            Operand::RegComponent(r, _) if self.func.regs[*r].ty.vector.is_some() => self.scalar(inst, i, *r, expect),
+            // The video instructions' selectors read part of a 32-bit register.
+            Operand::RegSelect(..) => {}
+            Operand::Not(inner) | Operand::Neg(inner) => self.typed_operand(inst, i, inner, expect),
+            Operand::Pair(pair) if signature::allows_predicate_pair(inst.opcode) => {
+                self.typed_operand(inst, i, &pair.0, expect);
+                self.typed_operand(inst, i, &pair.1, Expect::Fixed(ScalarType::Pred));
+            }
+            // `mov.b64 d, {lo, hi}`: each element has an equal share of the bits.
+            Operand::Vector(elems) => {
+                let Expect::Strict(t) = expect else { return };
+                let share = t.bits() / (elems.len().max(1) as u32);
+                let Some(part) = ScalarType::unsigned_of_bits(share).and_then(|u| u.bit_type()) else { return };
+                if share * elems.len() as u32 != t.bits() {
+                    return;
+                }
+                for elem in elems.iter() {
+                    match elem {
+                        // ptxas accepts predicates among the elements; so do we.
+                        Operand::Reg(r)
+                            if self.func.regs[*r].ty.vector.is_none() && !self.is_scalar(*r, ScalarType::Pred) =>
+                        {
+                            self.scalar(inst, i, *r, Expect::Strict(part))
+                        }
+                        Operand::Int(_) | Operand::Float(_) if i == 0 => {
+                            let msg = format!("{}: a destination element cannot be a literal", self.opcode(inst));
+                            self.error(inst, msg);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Operand::Int(_) | Operand::Float(_) => self.immediate(inst, i, op, expect),
+            _ => {}
+        }
+    }
+
+    /// `mov.bN` between a scalar and a whole vector register of N bits
+    /// (`mov.b64 %rd1, v` with `.reg .v2 .u32 v`, or the other way round):
+    /// ptxas accepts it like `{a, b}`, whatever the element type; not from
+    /// one vector to another ("Illegal vector-vector operands").
+    fn packs_vector_register(&self, inst: &Inst, i: usize, r: RegId, expect: Expect) -> bool {
+        let Expect::Strict(t) = expect else { return false };
+        let ty = self.func.regs[r].ty;
+        let Some(n) = ty.vector else { return false };
+        if inst.opcode != ptx_ir::Opcode::Mov || inst.vector().is_some() || t.kind() != TypeKind::Bits {
+            return false;
+        }
+        let other_is_vector = match inst.operands.get(1 - i.min(1)) {
+            Some(Operand::Vector(_)) => true,
+            Some(Operand::Reg(o)) => self.func.regs[*o].ty.vector.is_some(),
+            _ => false,
+        };
+        n as u32 * ty.scalar.bits() == t.bits() && !other_is_vector
+    }
+
+    /// The data operand of `ld`/`ldu`/`st`: its arity must match `.vN`, and
+    /// its registers fit the instruction type (Tables 27/28 for a scalar,
+    /// the looser element rule inside vectors).
+    fn data_operand(&mut self, inst: &Inst, i: usize, op: &Operand, expect: Expect) {
+        let (Expect::Source(t) | Expect::Dest(t)) = expect else { return };
+        let arity = inst.vector().unwrap_or(1) as usize;
+        match op {
+            Operand::Vector(elems) => {
+                if elems.len() != arity {
+                    let msg = format!(
+                        "{}: operand {} has {} elements, {} expected",
+                        self.opcode(inst),
+                        i + 1,
+                        elems.len(),
+                        arity
+                    );
+                    self.error(inst, msg);
+                    return;
+                }
+                let mut first_size = None;
+                for elem in elems.iter() {
+                    let r = match elem {
+                        Operand::Reg(r) => *r,
+                        Operand::RegComponent(r, _) if self.func.regs[*r].ty.vector.is_some() => *r,
+                        Operand::Int(_) | Operand::Float(_) if matches!(expect, Expect::Dest(_)) => {
+                            let msg = format!("{}: a destination element cannot be a literal", self.opcode(inst));
+                            self.error(inst, msg);
+                            continue;
+                        }
+                        // Inside a vector ptxas takes a float literal of any size for
+                        // a bit type (`st.v2.b16 [a], {h, 1.0}`), unlike a lone operand.
+                        Operand::Int(_) | Operand::Float(_) => {
+                            if t.kind() != TypeKind::Bits {
+                                self.immediate(inst, i, elem, expect);
+                            }
+                            continue;
+                        }
+                        _ => continue,
+                    };
+                    let ty = self.func.regs[r].ty.scalar;
+                    // ptxas: "Incompatible elements of vector expression".
+                    if *first_size.get_or_insert(ty.bits()) != ty.bits() {
+                        let msg = format!(
+                            "{}: vector element {} is .{ty}, not the size of the elements before it",
+                            self.opcode(inst),
+                            self.reg(r)
+                        );
+                        self.error(inst, msg);
+                    } else if !rules::vector_element_fits(t, ty) {
+                        let msg = format!(
+                            "{}: vector element {} is .{ty}, which cannot hold .{t}",
+                            self.opcode(inst),
+                            self.reg(r)
+                        );
+                        self.error(inst, msg);
+                    }
+                }
+            }
+            Operand::Reg(r) => match self.func.regs[*r].ty.vector {
+                Some(k) if k as usize != arity => {
+                    let msg = format!(
+                        "{}: vector register {} has {k} elements, {arity} expected",
+                        self.opcode(inst),
+                        self.reg(*r)
+                    );
+                    self.error(inst, msg);
+                }
+                Some(_) => {
+                    let ty = self.func.regs[*r].ty.scalar;
+                    if !rules::vector_element_fits(t, ty) {
+                        let msg = format!(
+                            "{}: vector register {} has .{ty} elements, which cannot hold .{t}",
+                            self.opcode(inst),
+                            self.reg(*r)
+                        );
+                        self.error(inst, msg);
+                    }
+                }
+                None if arity != 1 => {
+                    let msg = format!(
+                        "{}: operand {} ({}) is a scalar register; a vector of {arity} is expected",
+                        self.opcode(inst),
+                        i + 1,
+                        self.reg(*r)
+                    );
+                    self.error(inst, msg);
+                }
+                None => self.scalar(inst, i, *r, expect),
+            },
+            Operand::RegComponent(r, _) if self.func.regs[*r].ty.vector.is_some() => {
+                if arity != 1 {
+                    let msg = format!(
+                        "{}: operand {} is a single element; a vector of {arity} is expected",
+                        self.opcode(inst),
+                        i + 1
+                    );
+                    self.error(inst, msg);
+                } else {
+                    self.scalar(inst, i, *r, expect);
+                }
+            }
+            Operand::Int(_) | Operand::Float(_) => self.immediate(inst, i, op, expect),
+            _ => {}
+        }
+    }
+
+    /// Checks a literal operand against `expect` (see [`rules::immediate_fits`]).
+    fn immediate(&mut self, inst: &Inst, i: usize, op: &Operand, expect: Expect) {
+        let t = match expect {
+            Expect::Any => return,
+            Expect::Strict(t) | Expect::Fixed(t) | Expect::Source(t) | Expect::Dest(t) => t,
+        };
+        let (literal, text) = match op {
+            Operand::Int(imm) => (Literal::Int, imm.text),
+            Operand::Float(imm) => (Literal::Float(if imm.single { 32 } else { 64 }), imm.text),
+            _ => return,
+        };
+        if rules::immediate_fits(t, literal) {
+            return;
+        }
+        let text = text.map_or_else(|| "a literal".to_string(), |n| self.func.names.get(n).to_string());
+        let what = match literal {
+            Literal::Int => "an integer literal",
+            Literal::Float(32) => "a 32-bit floating-point literal",
+            Literal::Float(_) => "a 64-bit floating-point literal",
+        };
+        let msg = if t.is_float() && !matches!(t, ScalarType::F32 | ScalarType::F64) {
+            format!("{}: operand {} ({text}): a .{t} operand cannot be a literal", self.opcode(inst), i + 1)
+        } else {
+            format!("{}: operand {} ({text}) is {what}, which a .{t} operand cannot be", self.opcode(inst), i + 1)
+        };
+        self.error(inst, msg);
+    }
+
+    /// Checks one scalar register (or vector element) against `expect`.
+    fn scalar(&mut self, inst: &Inst, i: usize, r: RegId, expect: Expect) {
+        let ty = self.func.regs[r].ty.scalar;
+        let (ok, t, relation) = match expect {
+            Expect::Any => return,
+            Expect::Strict(t) => (rules::agrees_with_instruction_type(t, ty), t, "does not agree with type"),
+            Expect::Fixed(t) => (rules::agrees(t, ty), t, "does not agree with type"),
+            Expect::Source(t) => (rules::source_fits(t, ty), t, "does not fit source type"),
+            Expect::Dest(t) => (rules::dest_fits(t, ty), t, "does not fit destination type"),
+        };
+        if ok {
+            return;
+        }
+        let table = match expect {
+            Expect::Source(_) => "PTX ISA 9.4.1, Table 27",
+            Expect::Dest(_) => "PTX ISA 9.4.1, Table 28",
+            _ => "PTX ISA 9.4, Table 26",
+        };
+        let (op, reg) = (self.opcode(inst), self.reg(r));
+        let msg = if t.kind() == TypeKind::Pred {
+            format!("{op}: operand {} ({reg}) must be a .pred register, not .{ty}", i + 1)
+        } else {
+            format!("{op}: operand {} ({reg}) is .{ty}, which {relation} .{t} ({table})", i + 1)
+        };
+        self.error(inst, msg);
+    }
+
+    fn is_scalar(&self, r: RegId, t: ScalarType) -> bool {
+        let ty = self.func.regs[r].ty;
+        ty.vector.is_none() && ty.scalar == t
+    }
+
+    fn reg(&self, r: RegId) -> String {
+        self.func.reg_name(r)
+    }
+
+    fn reg_ty(&self, r: RegId) -> String {
+        self.func.regs[r].ty.to_string()
+    }
+
+    fn label(&self, l: LabelId) -> &str {
+        self.func.names.get(self.func.labels[l].name)
+    }
+
+    /// The opcode alone (`cvt`), for messages.
+    fn opcode_name(&self, inst: &Inst) -> &str {
+        ptx_ir::print::opcode_text(self.func, inst.opcode)
+    }
+
+    /// The opcode with its modifiers (`cvt.rn.f32.u8`), for messages.
+    fn opcode(&self, inst: &Inst) -> String {
+        let mut s = ptx_ir::print::opcode_text(self.func, inst.opcode).to_string();
+        for m in &inst.modifiers {
+            ptx_ir::print::write_modifier(self.func, m, &mut s);
+        }
+        s
+    }
+
+    /// Records an error at `inst`. Instructions a pass made have no source
+    /// position, so their text and function are named instead.
+    fn error(&mut self, inst: &Inst, message: String) {
+        let message = if inst.span.is_synthetic() {
+            format!("{message} (in `{}`, function {})", ptx_ir::print::inst_to_string(self.func, inst), self.func.name)
+        } else {
+            message
+        };
+        self.errors.push(Diagnostic::new(inst.span, message));
+    }
+}

@@ -1,0 +1,36 @@
+//! Integration tests of the verifier, one binary: checks by case, the ptxas
+//! oracle and the corpus (`checks`), the ISA sweep (`isa_sweep`) and the
+//! mutation set (`mutations`), with the helpers they share here.
+
+mod checks;
+mod isa_sweep;
+mod mutations;
+
+use std::path::PathBuf;
+
+/// The repository's root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `shared/` (the corpus, the oracle and the spec), beside the repository.
+pub fn shared_dir() -> PathBuf {
+    repo_root().join("../shared")
+}
+
+/// The public corpus files, sorted by name.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let dir = shared_dir().join("corpus/public");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The 1-based line of byte offset `at` in `text`.
+pub fn line_of(text: &str, at: u32) -> usize {
+    text.as_bytes()[..(at as usize).min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+}
