@@ -33,6 +33,7 @@ use ptx_analysis::bytes::{self, ByteSources, Lane};
 use ptx_analysis::Values;
 use ptx_ir::{Access, Diagnostic, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType};
 use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
+use ptx_verify::Target;
 use rustc_hash::FxHashSet;
 
 /// The pass.
@@ -289,16 +290,20 @@ impl FunctionPass for CombineCvtPack {
     }
 
     fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        let module = cx.module;
-        if !module.version_at_least(6, 5) || module.sm.is_none_or(|sm| sm < 72) {
+        // What this pass writes, which the target must allow.
+        let target = &cx.module.target;
+        let built = [ScalarType::U8, ScalarType::S16].map(|ty| {
+            let c = (ty == ScalarType::U8).then(|| Operand::imm(0));
+            Inst::cvt_pack_sat(ty, Operand::imm(0), Operand::imm(0), Operand::imm(0), c)
+        });
+        if let Some(inst) = built.iter().find(|inst| !target.allows(func, inst)) {
             cx.count(GATED_OFF, 1);
-            let (major, minor) = module.version;
-            let target = module.sm.map_or_else(|| "no sm_ target".to_string(), |sm| format!("sm_{sm}"));
+            let (major, minor) = target.version();
+            let sm = target.name().unwrap_or("no sm_ target we can judge");
+            let needs = Target::need_of(func, inst).map_or_else(|| "more".to_string(), Target::describe_need);
             cx.missed(
                 func.span,
-                format!(
-                    "not run: cvt.pack.sat needs PTX 6.5 and sm_72, the module has PTX {major}.{minor} and {target}"
-                ),
+                format!("not run: cvt.pack.sat needs {needs}, the module has PTX {major}.{minor} and {sm}"),
             );
             return Ok(false);
         }

@@ -12,8 +12,9 @@ use crate::Span;
 pub enum Modifier {
     /// A type (`.u32`); the instruction types are the type modifiers in order.
     Type(ScalarType),
-    /// A state space, possibly sub-qualified (`.shared::cta` keeps `qualifier`).
-    Space(StateSpace, Option<Name>),
+    /// A state space, possibly sub-qualified (`.shared::cta`: the whole
+    /// word is kept as the second field).
+    Space(StateSpace, Option<Word>),
     /// `.rn`, `.rzi`, ...
     Rounding(Rounding),
     /// `.eq`, `.lt`, ...
@@ -30,6 +31,70 @@ pub enum Modifier {
     Word(Word),
     /// Any other modifier, kept by name in the function's name table.
     Other(Name),
+}
+
+impl Modifier {
+    /// The modifier `word` is on an instruction with `opcode`, in the class
+    /// the description gives it (`class` lines of `ptx-isa`: types, state
+    /// spaces, roundings, comparisons and prmt modes on the opcodes that
+    /// take them, `.sat`, `.ftz`, vector sizes); any other word is a
+    /// [`Modifier::Word`]. What the parser makes of a modifier of the
+    /// vocabulary, and what builders write.
+    pub fn of_word(word: Word, opcode: Opcode) -> Modifier {
+        let text = word.as_str();
+        if let Some(t) = ScalarType::from_str(text) {
+            return Modifier::Type(t);
+        }
+        let (base, qualified) = match text.split_once("::") {
+            Some((b, _)) => (b, true),
+            None => (text, false),
+        };
+        if let Some(space) = StateSpace::from_str(base).filter(|s| !matches!(s, StateSpace::Reg | StateSpace::Sreg)) {
+            return Modifier::Space(space, qualified.then_some(word));
+        }
+        if let Some(r) = Rounding::from_str(text) {
+            return Modifier::Rounding(r);
+        }
+        if crate::generated::opcodes::takes_comparisons(opcode) {
+            if let Some(c) = CmpOp::from_str(text) {
+                return Modifier::Cmp(c);
+            }
+        }
+        if crate::generated::opcodes::takes_prmt_modes(opcode) {
+            if let Some(m) = PrmtMode::from_str(text) {
+                return Modifier::Prmt(m);
+            }
+        }
+        match text {
+            "sat" => Modifier::Sat,
+            "ftz" => Modifier::Ftz,
+            "v2" => Modifier::Vector(2),
+            "v4" => Modifier::Vector(4),
+            "v8" => Modifier::Vector(8),
+            _ => Modifier::Word(word),
+        }
+    }
+
+    /// The word of the vocabulary this modifier is; None for
+    /// [`Modifier::Other`] (a word the description does not have).
+    pub fn word(&self) -> Option<Word> {
+        let text = match self {
+            Modifier::Word(w) | Modifier::Space(_, Some(w)) => return Some(*w),
+            Modifier::Other(_) => return None,
+            Modifier::Type(t) => t.as_str(),
+            Modifier::Space(s, None) => s.as_str(),
+            Modifier::Rounding(r) => r.as_str(),
+            Modifier::Cmp(c) => c.as_str(),
+            Modifier::Prmt(p) => p.as_str(),
+            Modifier::Vector(2) => "v2",
+            Modifier::Vector(4) => "v4",
+            Modifier::Vector(8) => "v8",
+            Modifier::Vector(_) => return None,
+            Modifier::Sat => "sat",
+            Modifier::Ftz => "ftz",
+        };
+        Word::lookup(text)
+    }
 }
 
 /// A guard predicate `@%p` or `@!%p`.
@@ -332,7 +397,7 @@ impl Inst {
     pub fn for_each_reg_access(&self, mut f: impl FnMut(usize, RegId, Access)) {
         let shape = opcodes::operand_shape(self);
         for (i, op) in self.operands.iter().enumerate() {
-            let role = shape.role(i);
+            let role = opcodes::role(shape, i);
             // Writing one element of a vector register (`%v.w`) keeps the
             // others: the register is read as well as written.
             let role = match (op, role) {

@@ -14,7 +14,20 @@ pub mod arena;
 pub mod build;
 pub mod edit;
 pub mod entities;
+pub mod forms;
 pub mod fresh;
+// Written by the generator (`ptx_isa::codegen`), not by rustfmt.
+#[rustfmt::skip]
+mod generated {
+    pub mod families;
+    pub mod opcodes;
+}
+/// A typed view (`family::Atom::of(&inst)`) and a builder
+/// (`Inst::atom(...)`, `family::AtomBuilder`) for every instruction family
+/// (opcode) of the description, generated from its forms.
+pub mod family {
+    pub use crate::generated::families::*;
+}
 pub mod inst;
 pub mod module;
 pub mod opcodes;

@@ -313,13 +313,8 @@ pub fn write_modifier(func: &Function, m: &Modifier, out: &mut String) {
     out.push('.');
     match m {
         Modifier::Type(t) => out.push_str(t.as_str()),
-        Modifier::Space(s, q) => {
-            out.push_str(s.as_str());
-            if let Some(q) = q {
-                out.push_str("::");
-                out.push_str(func.names.get(*q));
-            }
-        }
+        Modifier::Space(_, Some(w)) => out.push_str(w.as_str()),
+        Modifier::Space(s, None) => out.push_str(s.as_str()),
         Modifier::Rounding(r) => out.push_str(r.as_str()),
         Modifier::Cmp(c) => out.push_str(c.as_str()),
         Modifier::Prmt(p) => out.push_str(p.as_str()),

@@ -30,7 +30,7 @@ fn opcode_table_is_consistent() {
         // An instruction that writes no register is dead by construction
         // unless it has effects; one whose writes are not fully known must
         // be kept as well.
-        if matches!(entry.shape, Shape::NoDst | Shape::Unknown | Shape::ByModifier) {
+        if matches!(entry.shape, Shape::NoDst | Shape::Unknown) {
             assert_eq!(entry.effects, Effects::Effectful, "{op} ({:?})", entry.shape);
         }
         // `call` is the one instruction whose result list is optional.
@@ -114,4 +114,26 @@ fn a_signature_edit_without_mark_changed_is_caught() {
     assert!(message.contains("without Function::mark_changed()"), "{message}");
     first(&mut m).mark_changed();
     assert!(ptx_ir::print::print_module(&m).contains(".entry renamed("));
+}
+
+/// The IR's types are the description's (`type` lines of ptx-isa): the same
+/// words, sizes and classes.
+#[test]
+fn scalar_types_are_the_descriptions() {
+    use ptx_ir::{ScalarType, TypeKind};
+    use ptx_isa::model::TypeClass;
+    let described = ptx_isa::ISA.types;
+    assert_eq!(ScalarType::ALL.len(), described.len());
+    for (t, d) in ScalarType::ALL.iter().zip(described) {
+        assert_eq!(t.as_str(), d.name);
+        assert_eq!(t.bits(), u32::from(d.bits), "{t}");
+        let class = match t.kind() {
+            TypeKind::Pred => TypeClass::Pred,
+            TypeKind::Bits => TypeClass::Bits,
+            TypeKind::Unsigned => TypeClass::Unsigned,
+            TypeKind::Signed => TypeClass::Signed,
+            TypeKind::Float => TypeClass::Float,
+        };
+        assert_eq!(class, d.class, "{t}");
+    }
 }

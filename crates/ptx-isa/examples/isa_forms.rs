@@ -46,7 +46,7 @@ fn form_text(isa: &Isa, f: &ptx_isa::model::Form) -> String {
         .map(|o| {
             let k = match o.kind {
                 OperandKind::Value => String::new(),
-                OperandKind::Address(a, b) => format!("[{a}..{b}]"),
+                OperandKind::Address(a, b, u) => format!("[{a}..{b}]{}", if u { "{.unified}" } else { "" }),
                 OperandKind::Pair { second_optional } => {
                     if second_optional {
                         "|?".into()

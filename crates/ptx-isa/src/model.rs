@@ -82,6 +82,53 @@ pub struct Isa {
     pub forms: &'static [Form],
     /// What instructions need of `.version` and `.target`.
     pub needs: &'static [Need],
+    /// The modifier classes the IR keeps apart from plain words (`space`,
+    /// `rounding`, `cmp`, ...), each with its words and the opcodes it is a
+    /// class on (empty: every opcode).
+    pub classes: &'static [(&'static str, &'static [&'static str], &'static [&'static str])],
+    /// The `.version` values ptxas accepts (major * 10 + minor), ascending.
+    pub versions: &'static [u32],
+    /// The `sm_` targets ptxas accepts in `.target`.
+    pub targets: &'static [TargetInfo],
+    /// The other words ptxas accepts in `.target` (`debug`, `texmode_independent`).
+    pub target_words: &'static [&'static str],
+    /// The lowest `.version` whose instructions were probed for [`Need`]s.
+    pub probed_from: u32,
+    /// Instructions ptxas rejects from some `.version` on, on some targets,
+    /// or always.
+    pub forbids: &'static [Forbid],
+}
+
+/// Instructions ptxas rejects although the ISA describes them: `vote`
+/// without `.sync` on sm_70 and later from PTX 6.4, `cvta` of 32-bit
+/// addresses (ptxas no longer compiles 32-bit code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Forbid {
+    /// The opcode.
+    pub opcode: &'static str,
+    /// Words every such instruction has; `!word`: a word it does not have.
+    pub with: &'static [&'static str],
+    /// From this `.version` on (major * 10 + minor); 0: any.
+    pub from_version: u32,
+    /// On these targets (`from_lowest`: every target numbered from the first
+    /// up); none: every target.
+    pub targets: &'static [&'static str],
+    /// True for `sm_70+`.
+    pub from_lowest: bool,
+    /// Why, as ptxas says it.
+    pub reason: &'static str,
+}
+
+/// An `sm_` target of the `target` lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TargetInfo {
+    /// `sm_90a`.
+    pub name: &'static str,
+    /// The lowest `.version` that supports it (major * 10 + minor).
+    pub min_version: u32,
+    /// True if what its instructions need was probed ([`Need::targets`]
+    /// speaks only of probed targets).
+    pub probed: bool,
 }
 
 /// The class of a type (ISA 5.2.1).
@@ -198,8 +245,8 @@ pub enum OperandKind {
     /// A register, literal, symbol or special register (`a`).
     Value,
     /// `[a]`, `[a, b, c]`: an address or bracketed list of `elements`
-    /// (fewest, most).
-    Address(u8, u8),
+    /// (fewest, most); `[a]{.unified}` may be marked `.unified` (true).
+    Address(u8, u8, bool),
     /// `p|q` (`d[|p]` when the second is optional).
     Pair {
         /// True for `d[|p]`: a lone `d` is fine too.
@@ -233,6 +280,23 @@ pub struct OperandSpec {
     /// The state space an address operand must name, if the template says
     /// (`@space dstMem: .dst`): the words of that slot, or one literal.
     pub space: Option<SpaceRule>,
+    /// The type a register here must agree with, as an operand of that
+    /// instruction type (ISA 9.4 Table 26): `@type cache-policy: .b64`, or
+    /// the type a slot holds (`@type a: .atype`).
+    pub ty: Option<TypeRule>,
+    /// A register, never a literal (`@register a`).
+    pub register: bool,
+    /// A literal here must lie in this range, inclusive (`@range count: 1..1048575`).
+    pub range: Option<(i64, i64)>,
+}
+
+/// The type an operand's register must agree with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeRule {
+    /// This type word.
+    Word(WordId),
+    /// The type in the form's slot at this index.
+    Slot(u8),
 }
 
 /// Where an address operand's state space comes from.
@@ -282,6 +346,11 @@ impl Isa {
     pub fn forms_of(&self, index: u16) -> &[Form] {
         let (start, end) = self.opcodes[index as usize].forms;
         &self.forms[start as usize..end as usize]
+    }
+
+    /// The class of `word` (`rounding` for `rn`), if it has one.
+    pub fn class_of(&self, word: &str) -> Option<&'static str> {
+        self.classes.iter().find(|(_, words, _)| words.contains(&word)).map(|(class, _, _)| *class)
     }
 
     /// The type named `word`.

@@ -4,10 +4,9 @@
 use crate::Rule;
 use pest::iterators::Pair;
 use ptx_ir::{
-    AddrBase, Address, CmpOp, DeclWord, Diagnostic, FloatImm, Function, FunctionKind, Guard, Inst, InstId, IntImm,
-    LabelData, LabelId, Modifier, Modifiers, Module, ModuleItem, Name, Opcode, Operand, Operands, PrmtMode,
-    RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt,
-    Variable, Word,
+    AddrBase, Address, DeclWord, Diagnostic, FloatImm, Function, FunctionKind, Guard, Inst, InstId, IntImm, LabelData,
+    LabelId, Modifier, Modifiers, Module, ModuleItem, Name, Opcode, Operand, Operands, RawDirective, RegData, RegDecl,
+    RegDeclItem, RegId, RegType, ScalarType, Span, StateSpace, Stmt, Variable, Word,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -788,48 +787,13 @@ impl<'i> FunctionLowering<'i> {
         let mut words = text.split('.');
         let name = words.next().unwrap_or("");
         let opcode = Opcode::from_name(name).unwrap_or_else(|| Opcode::Other(self.func.names.intern(name)));
-        let compares = matches!(opcode, Opcode::Setp | Opcode::Set | Opcode::Vset | Opcode::Vset2 | Opcode::Vset4);
-        let modifiers = words.map(|w| self.classify_modifier(w, opcode, compares)).collect();
+        let modifiers = words
+            .map(|w| match Word::lookup(w) {
+                Some(word) => Modifier::of_word(word, opcode),
+                None => Modifier::Other(self.func.names.intern(w)),
+            })
+            .collect();
         (opcode, modifiers)
-    }
-
-    fn classify_modifier(&mut self, word: &str, opcode: Opcode, compares: bool) -> Modifier {
-        if let Some(t) = ScalarType::from_str(word) {
-            return Modifier::Type(t);
-        }
-        let (base, qualifier) = match word.split_once("::") {
-            Some((b, q)) => (b, Some(q)),
-            None => (word, None),
-        };
-        if let Some(space) = StateSpace::from_str(base).filter(|s| !matches!(s, StateSpace::Reg | StateSpace::Sreg)) {
-            let q = qualifier.map(|q| self.func.names.intern(q));
-            return Modifier::Space(space, q);
-        }
-        if let Some(r) = Rounding::from_str(word) {
-            return Modifier::Rounding(r);
-        }
-        if compares {
-            if let Some(c) = CmpOp::from_str(word) {
-                return Modifier::Cmp(c);
-            }
-        }
-        if opcode == Opcode::Prmt {
-            if let Some(m) = PrmtMode::from_str(word) {
-                return Modifier::Prmt(m);
-            }
-        }
-        match word {
-            "sat" => return Modifier::Sat,
-            "ftz" => return Modifier::Ftz,
-            "v2" => return Modifier::Vector(2),
-            "v4" => return Modifier::Vector(4),
-            "v8" => return Modifier::Vector(8),
-            _ => {}
-        }
-        match Word::lookup(word) {
-            Some(w) => Modifier::Word(w),
-            None => Modifier::Other(self.func.names.intern(word)),
-        }
     }
 
     fn operand(&mut self, pair: Pair<'i, Rule>) -> Option<Operand> {

@@ -17,6 +17,7 @@ pub use manager::{PassManager, PassManagerOptions, PassRecord, PassRun, Pipeline
 use ptx_analysis::Keep;
 pub use ptx_analysis::{FunctionAnalyses, Values};
 use ptx_ir::{Diagnostic, FuncId, Function, Module, Span};
+use ptx_verify::Target;
 pub use rewrite::{Checkpoint, Rewriter};
 use std::collections::BTreeMap;
 
@@ -207,10 +208,10 @@ impl<'a> FunctionContext<'a> {
 /// What a function pass can see of the module while it runs.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleInfo {
-    /// `.version` (major, minor).
-    pub version: (u32, u32),
-    /// The numeric SM of the first `sm_XX` target (80 for `sm_80`, `sm_90a`).
-    pub sm: Option<u32>,
+    /// The `.version` and `.target` passes gate on (the header's, or the one
+    /// `--target` names): ask it whether an instruction may be written
+    /// (`target.allows(func, &inst)`) instead of comparing versions.
+    pub target: Target,
     /// `.address_size`.
     pub address_size: Option<u32>,
 }
@@ -218,16 +219,7 @@ pub struct ModuleInfo {
 impl ModuleInfo {
     /// Extracts the header of a module.
     pub fn of(module: &Module) -> ModuleInfo {
-        let sm = module.target.iter().find_map(|t| {
-            let digits: String = t.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
-            digits.parse().ok()
-        });
-        ModuleInfo { version: module.version, sm, address_size: module.address_size }
-    }
-
-    /// True if `.version` is at least `major.minor`.
-    pub fn version_at_least(&self, major: u32, minor: u32) -> bool {
-        self.version >= (major, minor)
+        ModuleInfo { target: Target::of(module), address_size: module.address_size }
     }
 }
 

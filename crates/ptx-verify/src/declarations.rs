@@ -20,7 +20,7 @@
 //! share ([`Module::declared_in_source`]).
 
 use ptx_ir::{
-    AddrBase, Control, DeclWord, Diagnostic, Function, Inst, Modifier, Module, ModuleItem, Opcode, Operand, ScalarType,
+    AddrBase, Control, DeclWord, Diagnostic, Function, Inst, Module, ModuleItem, Opcode, Operand, ScalarType,
     SourceDeclarations, Span, StateSpace, Stmt, Variable,
 };
 use std::cell::OnceCell;
@@ -228,20 +228,9 @@ fn check_inst(
     errors: &mut Vec<Diagnostic>,
 ) {
     let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
+    // Which spaces an instruction takes (`st.const`, `atom.local`,
+    // `ld.shared.nc` are not PTX) is the forms' business.
     let space = inst.space();
-    let incorrect = matches!(
-        (inst.opcode, space),
-        (Opcode::St, Some(StateSpace::Const))
-            | (Opcode::Atom | Opcode::Red, Some(StateSpace::Const | StateSpace::Param | StateSpace::Local))
-    );
-    if incorrect {
-        let s = space.map(|s| s.to_string()).unwrap_or_default();
-        errors.push(Diagnostic::new(inst.span, format!("{opcode}: state space .{s} is not allowed")));
-    }
-    let non_coherent = || inst.modifiers.iter().any(|m| matches!(m, Modifier::Word(w) if w.as_str() == "nc"));
-    if inst.opcode == Opcode::Ld && space.is_some_and(|s| s != StateSpace::Global) && non_coherent() {
-        errors.push(Diagnostic::new(inst.span, format!("{opcode}: .nc requires the .global space")));
-    }
     // An unresolved branch target is the label check's to report.
     if inst.opcode.control() == Control::Branch {
         return;

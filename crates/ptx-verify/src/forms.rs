@@ -19,426 +19,293 @@
 //! out-of-range immediates it rejects are barrier numbers (0..15) and
 //! barrier thread counts that are not a multiple of the warp size.
 
+//! Instruction forms: whether an opcode exists, which modifiers it takes
+//! and how they combine, how many operands of which kinds, which vector
+//! sizes.
+//!
+//! The parser keeps any dotted word and any operand list, so `mull.wide`,
+//! `st [a], b, c` or `cvta` with 62 operands reach the verifier; ptxas
+//! rejects them ("Not a name of any known instruction", "Unknown modifier",
+//! "Arguments mismatch"). What an instruction may be is the description of
+//! the instruction set (`ptx_isa`): the instruction must match one of its
+//! opcode's forms, modifiers and operands ([`crate::matcher`]). Around
+//! that, the rules ptxas applies that the ISA writes in prose rather than
+//! in its syntax blocks, each checked against ptxas 13.5 and reported on
+//! the instruction's line: combinations (`.volatile` on `.param`, rounding
+//! on an integer `cvt`, the comparisons each type has), vector widths,
+//! result operands that cannot be written, barrier numbers and thread
+//! counts, video operands, the register vectors of `ldmatrix`/`stmatrix`,
+//! `{...}` inside `[...]`, texture handles. Immediates wider than the
+//! instruction type are accepted by ptxas (truncated), shift amounts and
+//! bit positions of any value too; the only out-of-range immediates it
+//! rejects are barrier numbers (0..15) and barrier thread counts that are
+//! not a multiple of the warp size.
+
+use crate::matcher::{self, OperandProblem, WordProblem, Words};
 use ptx_ir::{Function, Inst, Modifier, Opcode, Operand, ScalarType, StateSpace, TypeKind, Word};
+use ptx_isa::model::{Form, Isa, OperandKind, Shape};
 
-/// Where an instruction's operands go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Layout {
-    /// Operand 0 is a result register (or `p|q`), the others are values.
-    Result,
-    /// Every operand is a value.
-    Values,
-    /// `ld d, [a]{, policy}`: a result, then an address.
-    Load,
-    /// `st [a], b{, policy}`: an address, then a value.
-    Store,
-    /// `bra L`: the last operand is a label.
-    Branch,
-}
-
-/// Which modifier classes an opcode takes besides its types and words.
-const ROUNDING: u8 = 1;
-const SAT: u8 = 2;
-const FTZ: u8 = 4;
-const SPACE: u8 = 8;
-const CMP: u8 = 16;
-const PRMT: u8 = 32;
-const ALL: u8 = 63;
-/// Rounding, `.ftz` and `.sat` are float modifiers on this opcode: an
-/// integer instruction type takes none of them except `.sat` (ptxas:
-/// "Illegal rounding modifier", "Illegal modifier '.ftz'").
-const FLOAT_ONLY: u8 = 64;
-
-/// The forms of one opcode.
-struct Form {
-    /// Fewest and most operands (`p|q` and `{a, b}` count as one).
-    operands: (u8, u8),
-    layout: Layout,
-    /// Modifier classes taken (bit set of the constants above).
-    classes: u8,
-    /// Vector sizes `.vN` taken.
-    vectors: &'static [u8],
-    /// Whether `{a, b}` operands are taken (packing `mov`, `ld`/`st` data).
-    vector_operands: bool,
-    /// Modifier words taken, or None if the words are not checked.
-    words: Option<&'static [Word]>,
-}
-
-const fn form(min: u8, max: u8, layout: Layout, classes: u8, words: &'static [Word]) -> Form {
-    Form { operands: (min, max), layout, classes, vectors: &[], vector_operands: false, words: Some(words) }
-}
-
-/// Arithmetic with float forms: rounding, `.ftz`, `.sat` only there.
-const FLOAT_ARITH: u8 = ROUNDING | SAT | FTZ | FLOAT_ONLY;
-const NO_WORDS: &[Word] = &[];
-const BOOL_OPS: &[Word] = &[Word::known("and"), Word::known("or"), Word::known("xor")];
-/// `setp`/`set`: the comparisons that are also words (`.hi`, `.lo`) and
-/// the BoolOps.
-const COMPARE_WORDS: &[Word] =
-    &[Word::known("and"), Word::known("or"), Word::known("xor"), Word::known("hi"), Word::known("lo")];
-
-use Layout::{Branch, Load, Result, Store, Values};
-
-const ADD: Form = form(
-    3,
-    3,
-    Result,
-    FLOAT_ARITH,
-    &[Word::known("cc"), Word::known("u16x2"), Word::known("s16x2"), Word::known("f32x2")],
-);
-const MUL: Form =
-    form(3, 3, Result, FLOAT_ARITH, &[Word::known("wide"), Word::known("hi"), Word::known("lo"), Word::known("f32x2")]);
-const MAD: Form = form(
-    4,
-    4,
-    Result,
-    FLOAT_ARITH,
-    &[Word::known("wide"), Word::known("hi"), Word::known("lo"), Word::known("cc"), Word::known("f32x2")],
-);
-const FMA: Form = form(4, 4, Result, FLOAT_ARITH, &[Word::known("relu"), Word::known("f32x2")]);
-const MIN_MAX: Form = form(
-    3,
-    4,
-    Result,
-    FTZ | FLOAT_ONLY,
-    &[
-        Word::known("NaN"),
-        Word::known("xorsign"),
-        Word::known("abs"),
-        Word::known("relu"),
-        Word::known("u16x2"),
-        Word::known("s16x2"),
-        Word::known("f32x2"),
-    ],
-);
-const DIV: Form = form(3, 3, Result, FLOAT_ARITH, &[Word::known("approx"), Word::known("full")]);
-const REM: Form = form(3, 3, Result, 0, NO_WORDS);
-const ABS_NEG: Form = form(2, 2, Result, FTZ | FLOAT_ONLY, &[Word::known("relu")]);
-const BINARY: Form = form(3, 3, Result, 0, NO_WORDS);
-const UNARY: Form = form(2, 2, Result, 0, NO_WORDS);
-const APPROX: Form = form(2, 2, Result, ROUNDING | FTZ, &[Word::known("approx"), Word::known("full")]);
-const BFE: Form = form(4, 4, Result, 0, NO_WORDS);
-const BFI: Form = form(5, 5, Result, 0, NO_WORDS);
-const BFIND: Form = form(2, 2, Result, 0, &[Word::known("shiftamt")]);
-const CLAMP_WRAP: Form = form(3, 3, Result, 0, &[Word::known("clamp"), Word::known("wrap")]);
-const SHF: Form =
-    form(4, 4, Result, 0, &[Word::known("l"), Word::known("r"), Word::known("clamp"), Word::known("wrap")]);
-const PRMT_FORM: Form = form(4, 4, Result, PRMT, NO_WORDS);
-const LOP3: Form = form(5, 6, Result, 0, BOOL_OPS);
-const DOT: Form = form(4, 4, Result, 0, &[Word::known("lo"), Word::known("hi")]);
-const MUL24: Form = form(3, 3, Result, SAT, &[Word::known("lo"), Word::known("hi")]);
-const MAD24: Form = form(4, 4, Result, SAT, &[Word::known("lo"), Word::known("hi")]);
-const SAD: Form = form(4, 4, Result, 0, NO_WORDS);
-const SELP: Form = form(4, 4, Result, 0, NO_WORDS);
-const SLCT: Form = form(4, 4, Result, FTZ, NO_WORDS);
-const COMPARE: Form = form(3, 4, Result, CMP | FTZ, COMPARE_WORDS);
-const TESTP: Form = form(
-    2,
-    2,
-    Result,
-    0,
-    &[
-        Word::known("finite"),
-        Word::known("infinite"),
-        Word::known("number"),
-        Word::known("notanumber"),
-        Word::known("normal"),
-        Word::known("subnormal"),
-    ],
-);
-const MOV: Form = Form { vectors: &[2, 4], vector_operands: true, ..form(2, 2, Result, 0, NO_WORDS) };
-const ADDC: Form = form(3, 3, Result, 0, &[Word::known("cc")]);
-const MADC: Form = form(4, 4, Result, 0, &[Word::known("hi"), Word::known("lo"), Word::known("cc")]);
-const CVTA: Form = form(2, 2, Result, SPACE, &[Word::known("to")]);
-const VOTE: Form = form(
-    2,
-    3,
-    Result,
-    0,
-    &[Word::known("all"), Word::known("any"), Word::known("uni"), Word::known("ballot"), Word::known("sync")],
-);
-const SHFL: Form = form(
-    4,
-    5,
-    Result,
-    0,
-    &[Word::known("sync"), Word::known("up"), Word::known("down"), Word::known("bfly"), Word::known("idx")],
-);
-const ACTIVEMASK: Form = form(1, 1, Result, 0, NO_WORDS);
-const BRA: Form = form(1, 1, Branch, 0, &[Word::known("uni")]);
-const RET: Form = form(0, 0, Values, 0, &[Word::known("uni")]);
-const NOTHING: Form = form(0, 0, Values, 0, NO_WORDS);
-/// `ld`/`ldu`/`st`: the words of the ISA's `ld`, `ld.global.nc`, `ldu`
-/// and `st` syntax blocks (semantics, scopes, cache operators, eviction
-/// priorities, prefetch sizes), and `st.async`/`st.bulk`'s.
-const LD_WORDS: &[Word] = &[
-    Word::known("weak"),
-    Word::known("volatile"),
-    Word::known("relaxed"),
-    Word::known("acquire"),
-    Word::known("cta"),
-    Word::known("cluster"),
-    Word::known("gpu"),
-    Word::known("sys"),
-    Word::known("ca"),
-    Word::known("cg"),
-    Word::known("cs"),
-    Word::known("lu"),
-    Word::known("cv"),
-    Word::known("nc"),
-    Word::known("unified"),
-    Word::known("mmio"),
-    Word::known("L1::evict_normal"),
-    Word::known("L1::evict_unchanged"),
-    Word::known("L1::evict_first"),
-    Word::known("L1::evict_last"),
-    Word::known("L1::no_allocate"),
-    Word::known("L2::evict_normal"),
-    Word::known("L2::evict_first"),
-    Word::known("L2::evict_last"),
-    Word::known("L2::evict_unchanged"),
-    Word::known("L2::cache_hint"),
-    Word::known("L2::64B"),
-    Word::known("L2::128B"),
-    Word::known("L2::256B"),
-];
-const ST_WORDS: &[Word] = &[
-    Word::known("weak"),
-    Word::known("volatile"),
-    Word::known("relaxed"),
-    Word::known("release"),
-    Word::known("cta"),
-    Word::known("cluster"),
-    Word::known("gpu"),
-    Word::known("sys"),
-    Word::known("wb"),
-    Word::known("cg"),
-    Word::known("cs"),
-    Word::known("wt"),
-    Word::known("mmio"),
-    Word::known("L1::evict_normal"),
-    Word::known("L1::evict_unchanged"),
-    Word::known("L1::evict_first"),
-    Word::known("L1::evict_last"),
-    Word::known("L1::no_allocate"),
-    Word::known("L2::evict_normal"),
-    Word::known("L2::evict_first"),
-    Word::known("L2::evict_last"),
-    Word::known("L2::evict_unchanged"),
-    Word::known("L2::cache_hint"),
-    Word::known("async"),
-    Word::known("bulk"),
-    Word::known("mbarrier::complete_tx::bytes"),
-];
-const LD: Form = Form { vectors: &[2, 4, 8], vector_operands: true, ..form(2, 3, Load, SPACE, LD_WORDS) };
-const LDU: Form = Form { vectors: &[2, 4], ..LD };
-const ST: Form = Form { layout: Store, words: Some(ST_WORDS), ..LD };
-/// `atom d, [a], b{, c}{, policy}` and `red [a], b{, policy}`: their
-/// words are checked against the vocabulary only.
-const ATOM: Form = Form { vectors: &[2, 4, 8], vector_operands: true, words: None, ..form(3, 5, Load, ALL, NO_WORDS) };
-const RED: Form = Form { layout: Store, ..form_with_any_words(ATOM, 2, 3) };
-/// `cvt`: the words of the ISA's `cvt` and `cvt.pack` syntax blocks (the
-/// four-element formats are words, not types); up to
-/// `cvt.rs.f16x2.f32 d, a, b, rbits`.
-const CVT: Form = form(
-    2,
-    4,
-    Result,
-    ROUNDING | SAT | FTZ,
-    &[
-        Word::known("relu"),
-        Word::known("satfinite"),
-        Word::known("pack"),
-        Word::known("e2m1x4"),
-        Word::known("e2m3x4"),
-        Word::known("e3m2x4"),
-        Word::known("e4m3x4"),
-        Word::known("e5m2x4"),
-    ],
-);
-
-const fn form_with_any_words(base: Form, min: u8, max: u8) -> Form {
-    Form { operands: (min, max), ..base }
-}
-
-/// Valid words of the listed opcodes that the vocabulary lacks (they
-/// parse as `Modifier::Other`): `fma.rn.oob`.
-const OUTSIDE_THE_VOCABULARY: &[&str] = &["oob"];
-
-// Words the rules below test.
-const W_L2__CACHE_HINT: Word = Word::known("L2::cache_hint");
-const W_ACQUIRE: Word = Word::known("acquire");
-const W_AND: Word = Word::known("and");
-const W_ASYNC: Word = Word::known("async");
-const W_BULK: Word = Word::known("bulk");
-const W_CLUSTER: Word = Word::known("cluster");
-const W_CTA: Word = Word::known("cta");
-const W_GPU: Word = Word::known("gpu");
-const W_HI: Word = Word::known("hi");
-const W_LO: Word = Word::known("lo");
-const W_OR: Word = Word::known("or");
-const W_PACK: Word = Word::known("pack");
-const W_RELAXED: Word = Word::known("relaxed");
-const W_RELEASE: Word = Word::known("release");
-const W_SYNC: Word = Word::known("sync");
-const W_SYS: Word = Word::known("sys");
-const W_VOLATILE: Word = Word::known("volatile");
-const W_XOR: Word = Word::known("xor");
-
-/// The form of `op`, or None if its forms are not checked.
-fn form_of(op: Opcode) -> Option<&'static Form> {
-    use Opcode::*;
-    Some(match op {
-        Add | Sub => &ADD,
-        Mul => &MUL,
-        Mad => &MAD,
-        Addc | Subc => &ADDC,
-        Madc => &MADC,
-        Fma => &FMA,
-        Min | Max => &MIN_MAX,
-        Div => &DIV,
-        Rem => &REM,
-        Abs | Neg => &ABS_NEG,
-        And | Or | Xor | Shl | Shr | Copysign => &BINARY,
-        Not | Cnot | Popc | Clz | Brev => &UNARY,
-        Rcp | Sqrt | Rsqrt | Sin | Cos | Lg2 | Ex2 | Tanh => &APPROX,
-        Bfe => &BFE,
-        Bfi => &BFI,
-        Bfind => &BFIND,
-        Bmsk | Szext => &CLAMP_WRAP,
-        Shf => &SHF,
-        Prmt => &PRMT_FORM,
-        Lop3 => &LOP3,
-        Dp4a | Dp2a => &DOT,
-        Mul24 => &MUL24,
-        Mad24 => &MAD24,
-        Sad => &SAD,
-        Selp => &SELP,
-        Slct => &SLCT,
-        Setp | Set => &COMPARE,
-        Testp => &TESTP,
-        Mov => &MOV,
-        Cvta => &CVTA,
-        Vote => &VOTE,
-        Shfl => &SHFL,
-        Activemask => &ACTIVEMASK,
-        Bra => &BRA,
-        Ret => &RET,
-        Exit | Trap | Brkpt => &NOTHING,
-        Ld => &LD,
-        Ldu => &LDU,
-        St => &ST,
-        Cvt => &CVT,
-        Atom => &ATOM,
-        Red => &RED,
-        _ => return None,
-    })
-}
-
-/// Checks the form of `inst`, calling `report` with each error's message.
-/// Returns true if the instruction is too malformed for its operand types
-/// to be worth checking (wrong operand count, unknown opcode).
-pub fn check(func: &Function, inst: &Inst, mut report: impl FnMut(String)) -> bool {
-    if let Opcode::Other(name) = inst.opcode {
-        report(format!("'{}' is not the name of any PTX instruction", func.names.get(name)));
+/// Checks the form of `inst` against `isa`, calling `report` with each
+/// error's message. Returns true if the instruction is too malformed for
+/// its operand types to be worth checking (unknown opcode or modifier, no
+/// form of its opcode, operands that fit no form).
+pub fn check(
+    isa: &'static Isa,
+    func: &Function,
+    inst: &Inst,
+    space_of: matcher::SpaceOf<'_>,
+    mut report: impl FnMut(String),
+) -> bool {
+    let name = ptx_ir::print::opcode_text(func, inst.opcode);
+    let Some(op) = isa.opcode(name) else {
+        report(format!("'{name}' is not the name of any PTX instruction"));
         return true;
-    }
+    };
     barrier_operands(func, inst, &mut report);
     video_operands(inst, &mut report);
     vectors_inside_brackets(inst, &mut report);
     matrix_forms(func, inst, &mut report);
     handle_without_offset(inst, &mut report);
-    if let Some(bad) = sub_instruction_operands(func, inst, &mut report) {
-        return bad;
-    }
-    let Some(form) = form_of(inst.opcode) else { return false };
-    if form.words.is_none() {
-        words_outside_the_isa(func, inst, &mut report);
-    }
-    let name = ptx_ir::print::opcode_text(func, inst.opcode);
-    modifiers(func, inst, form, name, &mut report);
-    let n = inst.operands.len();
-    let (min, max) = operand_range(inst, form);
-    if n < min as usize || n > max as usize {
-        let expected = if min == max { format!("{min}") } else { format!("{min} to {max}") };
-        report(format!("{name}: {n} operands, {expected} expected (ptxas: Arguments mismatch)"));
+    let words = match matcher::read_words(isa, op, func, inst) {
+        Ok(words) => words,
+        Err(problems) => {
+            for p in problems {
+                match p {
+                    WordProblem::Unknown(text) => unknown_word(name, &text, &mut report),
+                    WordProblem::NotOfOpcode(text) if is_vector_word(&text) => {
+                        report(format!("{name}: .{text} is not a vector size {name} takes"))
+                    }
+                    WordProblem::NotOfOpcode(text) if isa.type_info(&text).is_some() => {
+                        report(format!("{}: .{text} is not a valid instruction type of {name}", full_text(func, inst)))
+                    }
+                    WordProblem::NotOfOpcode(text) => report(format!("{name}: .{text} is not a modifier of {name}")),
+                }
+            }
+            return true;
+        }
+    };
+    let forms = isa.forms_of(op.0);
+    let mut matching = forms.iter().filter_map(|f| Some((f, matcher::fill(f, &words)?))).peekable();
+    if matching.peek().is_none() {
+        no_form(isa, func, inst, name, forms, &words, &mut report);
         return true;
+    }
+    let mut problem: Option<(&'static Form, OperandProblem)> = None;
+    let mut fitted: Option<&'static Form> = None;
+    for (form, filled) in matching {
+        match matcher::operands_match(isa, func, form, &words, &filled, inst, space_of) {
+            Ok(()) => {
+                fitted = Some(form);
+                break;
+            }
+            Err(p) => {
+                // Prefer a problem of kind over one of count: the count fit.
+                let better = matches!(
+                    (&problem, &p),
+                    (None, _)
+                        | (
+                            Some((_, OperandProblem::Count(..) | OperandProblem::With(..))),
+                            OperandProblem::Kind(..) | OperandProblem::Space(..)
+                        )
+                );
+                if better {
+                    problem = Some((form, p));
+                }
+            }
+        }
+    }
+    let Some(form) = fitted else {
+        let (form, p) = problem.expect("a form matched the modifiers");
+        operand_problem(isa, inst, name, form, p, &mut report);
+        return true;
+    };
+    combinations(inst, name, &mut report);
+    if let (Some(n), Some(t)) = (inst.vector(), inst.types().next()) {
+        vector_width(inst, name, n, t, &mut report);
     }
     operand_kinds(func, inst, form, name, &mut report)
 }
 
-fn modifiers(func: &Function, inst: &Inst, form: &Form, name: &str, report: &mut impl FnMut(String)) {
-    let integer_type = form.classes & FLOAT_ONLY != 0
-        && inst
-            .types()
-            .next()
-            .is_some_and(|t| matches!(t.kind(), TypeKind::Signed | TypeKind::Unsigned | TypeKind::Bits));
-    for m in &inst.modifiers {
-        let class = match m {
-            Modifier::Type(_) => continue,
-            Modifier::Vector(n) => {
-                if !form.vectors.contains(n) {
-                    report(format!("{name}: .v{n} is not a vector size {name} takes"));
-                }
-                continue;
-            }
-            Modifier::Rounding(_) if integer_type => {
-                report(format!("{name}: a rounding modifier needs a floating-point type"));
-                continue;
-            }
-            Modifier::Ftz if integer_type => {
-                report(format!("{name}: .ftz needs a floating-point type"));
-                continue;
-            }
-            Modifier::Rounding(_) => ROUNDING,
-            Modifier::Sat => SAT,
-            Modifier::Ftz => FTZ,
-            Modifier::Space(..) => SPACE,
-            Modifier::Cmp(_) => CMP,
-            Modifier::Prmt(_) => PRMT,
-            Modifier::Word(w) => {
-                if form.words.is_some_and(|words| !words.contains(w)) {
-                    unknown_word(name, w.as_str(), report);
-                }
-                continue;
-            }
-            Modifier::Other(n) => {
-                let text = func.names.get(*n);
-                if form.words.is_some() && !OUTSIDE_THE_VOCABULARY.contains(&text) {
-                    unknown_word(name, text, report);
-                }
-                continue;
-            }
-        };
-        if form.classes & class == 0 {
-            let mut text = String::new();
-            ptx_ir::print::write_modifier(func, m, &mut text);
-            report(format!("{name}: unknown modifier {text}"));
+/// No form of the opcode takes these modifiers: says which word does not go
+/// with the rest, or what is missing, after the closest form.
+fn no_form(
+    isa: &Isa,
+    func: &Function,
+    inst: &Inst,
+    name: &str,
+    forms: &'static [Form],
+    words: &Words,
+    report: &mut impl FnMut(String),
+) {
+    let integer_types =
+        inst.types().next().is_some_and(|t| t.is_integer_like()) && inst.types().all(|t| t.is_integer_like());
+    let float_forms = forms.iter().any(|f| {
+        f.slots.iter().any(|s| s.words.iter().any(|&w| isa.class_of(isa.words[w as usize]) == Some("rounding")))
+    });
+    if integer_types && float_forms {
+        if inst.rounding().is_some() {
+            return report(format!("{name}: a rounding modifier needs a floating-point type"));
+        }
+        if inst.is_ftz() {
+            return report(format!("{name}: .ftz needs a floating-point type"));
         }
     }
-    if let (Some(n), Some(t)) = (inst.vector(), inst.types().next()) {
-        vector_width(inst, name, n, t, report);
+    if matches!(inst.opcode, Opcode::Ld | Opcode::St) {
+        let has = |word: Word| inst.has_word(word);
+        let ordered = [Word::RELAXED, Word::ACQUIRE, Word::RELEASE].into_iter().find(|&w| has(w));
+        if let Some(sem) = ordered.filter(|_| ![Word::CTA, Word::CLUSTER, Word::GPU, Word::SYS].into_iter().any(has)) {
+            return report(format!("{name}: .{} needs a scope (.cta, .cluster, .gpu or .sys)", sem.as_str()));
+        }
     }
-    combinations(inst, name, report);
+    // The closest form: fewest words to change; on a tie, the one whose
+    // extra words are types (ptxas blames the types: "Unexpected
+    // instruction types").
+    let closest = forms
+        .iter()
+        .min_by_key(|f| {
+            let (extra, missing) = matcher::distance(f, words);
+            let extra_words = words
+                .words
+                .iter()
+                .filter(|(w, is_type)| !is_type && !f.slots.iter().any(|s| s.words.contains(w)))
+                .count();
+            (extra + missing, extra_words, extra)
+        })
+        .expect("an opcode of the description has forms");
+    let (extra, _) = matcher::distance(closest, words);
+    let text = full_text(func, inst);
+    let types = words.words.iter().filter(|(_, is_type)| *is_type).count();
+    let type_slots = |f: &Form| f.slots.iter().filter(|s| s.is_type).count();
+    if types > forms.iter().map(type_slots).max().unwrap_or(0) {
+        let most = type_slots(closest);
+        return report(format!(
+            "{text}: {types} instruction types, {most} expected (ptxas: Unexpected instruction types; the closest form is `{}`)",
+            closest.text
+        ));
+    }
+    if extra > 0 {
+        let odd = words
+            .words
+            .iter()
+            .find(|(w, _)| !closest.slots.iter().any(|s| s.words.contains(w)))
+            .map(|(w, _)| isa.words[*w as usize])
+            .unwrap_or("?");
+        if isa.type_info(odd).is_some() {
+            return report(format!(
+                "{text}: .{odd} is not a valid instruction type with these modifiers (the closest form is `{}`)",
+                closest.text
+            ));
+        }
+        return report(format!(
+            "{text}: .{odd} does not go with the other modifiers (the closest form is `{}`)",
+            closest.text
+        ));
+    }
+    let missing: Vec<String> =
+        closest
+            .slots
+            .iter()
+            .filter(|s| s.presence == ptx_isa::model::Presence::Required)
+            .filter(|s| !words.words.iter().any(|(w, _)| s.words.contains(w)))
+            .map(|s| {
+                if s.words.len() == 1 {
+                    format!(".{}", isa.words[s.words[0] as usize])
+                } else {
+                    format!(".{}", s.name)
+                }
+            })
+            .collect();
+    let missing_type = closest.slots.iter().any(|s| {
+        s.is_type
+            && s.presence == ptx_isa::model::Presence::Required
+            && !words.words.iter().any(|(w, _)| s.words.contains(w))
+    });
+    if missing.is_empty() {
+        report(format!("{text}: these modifiers make no form of {name} (the closest form is `{}`)", closest.text));
+    } else if missing_type && types == 0 {
+        report(format!("{text}: missing instruction type (the closest form is `{}`)", closest.text));
+    } else {
+        report(format!("{text}: {} missing (the closest form is `{}`)", missing.join(", "), closest.text));
+    }
 }
 
-/// Modifiers that exist but do not go together (ptxas: "Modifier
-/// '.relaxed' requires scope", "Modifier '.volatile' cannot be applied to
-/// '.param' space", "Illegal rounding modifier" on an integer `cvt`).
+/// The opcode with its modifiers (`cvt.rn.f32.u8`), for messages.
+fn full_text(func: &Function, inst: &Inst) -> String {
+    let mut text = ptx_ir::print::opcode_text(func, inst.opcode).to_string();
+    for m in &inst.modifiers {
+        ptx_ir::print::write_modifier(func, m, &mut text);
+    }
+    text
+}
+
+/// Says what is wrong with the operands, as fitted to `form`.
+fn operand_problem(
+    isa: &Isa,
+    inst: &Inst,
+    name: &str,
+    form: &Form,
+    p: OperandProblem,
+    report: &mut impl FnMut(String),
+) {
+    match p {
+        OperandProblem::Count(n, fewest, most) => {
+            let expected = if fewest == most { format!("{fewest}") } else { format!("{fewest} to {most}") };
+            report(format!(
+                "{name}: {n} operands, {expected} expected (ptxas: Arguments mismatch; form `{}`)",
+                form.text
+            ));
+        }
+        OperandProblem::Kind(i, spec) => {
+            let op = &inst.operands[i];
+            let message = match (spec.kind, op) {
+                _ if spec.immediate => format!("operand {} must be {}", i + 1, matcher::describe(isa, spec)),
+                (OperandKind::Address(..), Operand::Address(_)) => {
+                    format!("operand {} must be {}", i + 1, matcher::describe(isa, spec))
+                }
+                (OperandKind::Address(..), _) => format!("operand {} must be an address [...]", i + 1),
+                (OperandKind::Target, _) => format!("operand {} must be a label", i + 1),
+                (_, Operand::Address(_)) => format!("operand {} is an address [...], which is not allowed here", i + 1),
+                (_, Operand::Label(_)) => format!("operand {} is a label, which is not allowed here", i + 1),
+                (_, Operand::Sink) => format!("operand {} is '_', which is not allowed here", i + 1),
+                (_, Operand::Parens(_)) => format!("operand {} is a (...) list, which is not allowed here", i + 1),
+                _ => format!("operand {} must be {}", i + 1, matcher::describe(isa, spec)),
+            };
+            report(format!("{name}: {message} (form `{}`)", form.text));
+        }
+        OperandProblem::With(operand, word, true) => {
+            let word = isa.words.get(word as usize).copied().unwrap_or("?");
+            report(format!(
+                "{name}: .{word} needs the {operand} operand (ptxas: Arguments mismatch; form `{}`)",
+                form.text
+            ));
+        }
+        OperandProblem::With(operand, word, false) => {
+            let word = isa.words.get(word as usize).copied().unwrap_or("?");
+            report(format!(
+                "{name}: {} operands: a {operand} operand needs .{word} (ptxas: Arguments mismatch; form `{}`)",
+                inst.operands.len(),
+                form.text
+            ));
+        }
+        OperandProblem::Space(i, expected, declared) => {
+            report(format!(
+                "{name}: operand {} addresses .{expected}, but the variable it names is declared in .{declared}",
+                i + 1
+            ));
+        }
+    }
+}
+
+/// Modifiers that exist but do not go together in ways the templates do
+/// not say (ptxas: "Modifier '.volatile' cannot be applied to '.param'
+/// space", "Illegal rounding modifier" on an integer `cvt`).
 fn combinations(inst: &Inst, name: &str, report: &mut impl FnMut(String)) {
     let has = |word: Word| inst.has_word(word);
+    let ordered = || [Word::VOLATILE, Word::RELAXED, Word::ACQUIRE, Word::RELEASE].into_iter().find(|&w| has(w));
     match inst.opcode {
-        Opcode::Ld | Opcode::St => {
-            let ordered = [W_RELAXED, W_ACQUIRE, W_RELEASE].into_iter().find(|&w| has(w));
-            if let Some(sem) = ordered {
-                if ![W_CTA, W_CLUSTER, W_GPU, W_SYS].into_iter().any(has) {
-                    report(format!("{name}: .{} needs a scope (.cta, .cluster, .gpu or .sys)", sem.as_str()));
-                }
-            }
-            if inst.space() == Some(StateSpace::Param) {
-                if let Some(w) = [W_VOLATILE, W_RELAXED, W_ACQUIRE, W_RELEASE].into_iter().find(|&w| has(w)) {
-                    report(format!("{name}: .{} cannot be applied to the .param space", w.as_str()));
-                }
+        Opcode::Ld | Opcode::St if inst.space() == Some(StateSpace::Param) => {
+            if let Some(w) = ordered() {
+                report(format!("{name}: .{} cannot be applied to the .param space", w.as_str()));
             }
         }
         Opcode::Cvt => {
@@ -467,8 +334,8 @@ fn comparison(inst: &Inst, name: &str, report: &mut impl FnMut(String)) {
     let cmp = inst.cmp().or_else(|| {
         // `.hi`/`.lo` may be read as words.
         inst.modifiers.iter().find_map(|m| match m {
-            Modifier::Word(w) if *w == W_HI => Some(Hi),
-            Modifier::Word(w) if *w == W_LO => Some(Lo),
+            Modifier::Word(w) if *w == Word::HI => Some(Hi),
+            Modifier::Word(w) if *w == Word::LO => Some(Lo),
             _ => None,
         })
     });
@@ -490,55 +357,12 @@ fn comparison(inst: &Inst, name: &str, report: &mut impl FnMut(String)) {
     }
 }
 
-/// For the opcodes of the table whose words are not listed (`ld`, `st`,
-/// `cvt`): a word that no ISA syntax block has (the vocabulary,
-/// `ptx_ir::words`, holds every word of their syntax blocks, checked by
-/// script). Other opcodes are not asked: their ISA text here is not
-/// complete (`mbarrier.try_wait.parity`, `bar.warp.sync` are missing), and
-/// ptxas accepts them.
-fn words_outside_the_isa(func: &Function, inst: &Inst, report: &mut impl FnMut(String)) {
-    for m in &inst.modifiers {
-        if let Modifier::Other(n) = m {
-            unknown_word(ptx_ir::print::opcode_text(func, inst.opcode), func.names.get(*n), report);
-        }
-    }
-}
-
 fn unknown_word(name: &str, text: &str, report: &mut impl FnMut(String)) {
     if is_vector_word(text) {
         report(format!("{name}: .{text} is not a vector size"));
     } else {
         report(format!("{name}: unknown modifier .{text}"));
     }
-}
-
-/// The operand counts of `inst`, where optional operands depend on its
-/// modifiers (each checked with ptxas: "Arguments mismatch", or "Boolean
-/// operation is required" for `setp` with a fourth operand).
-fn operand_range(inst: &Inst, form: &Form) -> (u8, u8) {
-    let has = |word: Word| inst.has_word(word);
-    let fixed = |n: u8| (n, n);
-    match inst.opcode {
-        // The cache policy operand comes with .L2::cache_hint.
-        Opcode::Ld => fixed(if has(W_L2__CACHE_HINT) { 3 } else { 2 }),
-        // ... and st.async's mbarrier, st.bulk's initial value.
-        Opcode::St => fixed(if has(W_L2__CACHE_HINT) || has(W_ASYNC) || has(W_BULK) { 3 } else { 2 }),
-        Opcode::Setp | Opcode::Set => fixed(if has(W_AND) || has(W_OR) || has(W_XOR) { 4 } else { 3 }),
-        Opcode::Lop3 => fixed(if has(W_AND) || has(W_OR) { 6 } else { 5 }),
-        // The member mask of the .sync forms.
-        Opcode::Shfl => fixed(if has(W_SYNC) { 5 } else { 4 }),
-        Opcode::Vote => fixed(if has(W_SYNC) { 3 } else { 2 }),
-        // Only conversions to packed types take a second (and third) source.
-        Opcode::Cvt if !has(W_PACK) && inst.types().next().is_some_and(|t| !is_packed(t)) => fixed(2),
-        _ => form.operands,
-    }
-}
-
-/// A packed type (`.f16x2`, `.e4m3x2`), the destination of a `cvt` with
-/// two sources.
-fn is_packed(t: ScalarType) -> bool {
-    use ScalarType::*;
-    matches!(t, F16x2 | Bf16x2 | E4m3x2 | E5m2x2 | E2m1x2 | E2m3x2 | E3m2x2 | Ue8m0x2)
 }
 
 /// `.v3`, `.v16`: a vector size PTX does not have.
@@ -563,48 +387,33 @@ fn vector_width(inst: &Inst, name: &str, n: u8, t: ScalarType, report: &mut impl
     }
 }
 
-/// Operand kinds per position: results are registers, values are not
-/// addresses, labels or sinks, `{...}` only where taken.
+/// What no template says: a written operand is a register (or `{...}`,
+/// `p|q`, `_`), a parameter is not a value but through `ld.param`, and the
+/// `{...}` of a data-moving instruction has 1, 2, 4 or 8 elements.
 fn operand_kinds(func: &Function, inst: &Inst, form: &Form, name: &str, report: &mut impl FnMut(String)) -> bool {
-    let n = inst.operands.len();
     let mut bad = false;
+    let vectors_move_data =
+        matches!(inst.opcode, Opcode::Mov | Opcode::Ld | Opcode::Ldu | Opcode::St | Opcode::Atom | Opcode::Red);
+    let writes_first = matches!(form.shape, Shape::Dst1 | Shape::Accumulate);
     for (i, op) in inst.operands.iter().enumerate() {
-        let role = match form.layout {
-            Result | Load if i == 0 => Role::Result,
-            Load if i == 1 => Role::Address,
-            Store if i == 0 => Role::Address,
-            // `st.async [a], b, [mbar]`, `red.async`: a trailing address.
-            Load | Store if i >= 2 => Role::Trailing,
-            Branch if i + 1 == n => Role::Label,
-            _ => Role::Value,
-        };
-        let problem = match (role, op) {
-            (_, Operand::Vector(elems)) if form.vector_operands && !matches!(elems.len(), 1 | 2 | 4 | 8) => {
+        let result = writes_first && i == 0;
+        let problem = match op {
+            Operand::Vector(elems) if vectors_move_data && !matches!(elems.len(), 1 | 2 | 4 | 8) => {
                 Some("is a vector of a size PTX does not have (1, 2, 4 or 8 elements)")
             }
-            (Role::Value, Operand::Symbol(s))
-                if takes_parameters(inst.opcode) && is_parameter(func, func.names.get(*s)) =>
+            Operand::Symbol(s)
+                if !result && takes_parameters(inst.opcode) && is_parameter(func, func.names.get(*s)) =>
             {
                 Some("is a parameter; a register is required (load it with ld.param)")
             }
-            (Role::Address, Operand::Address(_)) => None,
-            (Role::Address, _) => Some("must be an address [...]"),
-            (Role::Label, Operand::Label(_) | Operand::Symbol(_)) => None,
-            (Role::Label, _) => Some("must be a label"),
-            (_, Operand::Vector(_)) if !form.vector_operands => Some("is a vector {...}, which is not allowed here"),
-            (Role::Result, Operand::Int(_) | Operand::Float(_)) => Some("is a literal; a result register is required"),
-            (Role::Result, Operand::Special(_)) => Some("is a special register, which cannot be written"),
-            (Role::Result, Operand::Symbol(s)) if !func.names.get(*s).starts_with('%') => {
+            Operand::Int(_) | Operand::Float(_) if result => Some("is a literal; a result register is required"),
+            Operand::Special(_) if result => Some("is a special register, which cannot be written"),
+            Operand::Symbol(s) if result && !func.names.get(*s).starts_with('%') => {
                 Some("is a variable; a result register is required")
             }
-            (Role::Result, Operand::Not(_) | Operand::Neg(_) | Operand::Parens(_)) => {
+            Operand::Not(_) | Operand::Neg(_) | Operand::Parens(_) if result => {
                 Some("is not a register; a result register is required")
             }
-            (Role::Trailing, Operand::Address(_)) => None,
-            (_, Operand::Address(_)) => Some("is an address [...], which is not allowed here"),
-            (_, Operand::Label(_)) => Some("is a label, which is not allowed here"),
-            (Role::Value | Role::Trailing, Operand::Sink) => Some("is '_', which is not allowed here"),
-            (_, Operand::Parens(_)) => Some("is a (...) list, which is not allowed here"),
             _ => None,
         };
         if let Some(problem) = problem {
@@ -625,16 +434,6 @@ fn takes_parameters(op: Opcode) -> bool {
 /// of symbols in value positions, which are rare.
 fn is_parameter(func: &Function, name: &str) -> bool {
     func.params.iter().flatten().chain(func.returns.iter().flatten()).any(|v| v.name == name)
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
-    Result,
-    Value,
-    Address,
-    Label,
-    /// After the address and data of a memory access: a value or an address.
-    Trailing,
 }
 
 /// Inside `[...]` a `{...}` vector comes last (`[tex, {x, y}]`, `[tmap,
@@ -730,43 +529,6 @@ fn handle_without_offset(inst: &Inst, report: &mut impl FnMut(String)) {
             report("operand 2: a texture or surface handle register takes no offset".to_string());
         }
     }
-}
-
-/// The text of the first modifier of `inst` (`load` of `wmma.load.a`).
-fn first_word<'a>(func: &'a Function, inst: &'a Inst) -> Option<&'a str> {
-    match inst.modifiers.first()? {
-        Modifier::Word(w) => Some(w.as_str()),
-        Modifier::Other(n) => Some(func.names.get(*n)),
-        _ => None,
-    }
-}
-
-/// Operand counts and address positions of instructions outside the
-/// table, told apart by their first word: `wmma.load d, [a]{, stride}`,
-/// `wmma.store [a], r{, stride}` (ptxas 13.5: "Arguments mismatch" for a
-/// fourth operand, a missing address or an address elsewhere). None if
-/// `inst` is not one of them, else whether it is malformed.
-fn sub_instruction_operands(func: &Function, inst: &Inst, report: &mut impl FnMut(String)) -> Option<bool> {
-    let (min, max, address) = match (inst.opcode, first_word(func, inst)?) {
-        (Opcode::Wmma, "load") => (2, 3, 1),
-        (Opcode::Wmma, "store") => (2, 3, 0),
-        _ => return None,
-    };
-    let name = ptx_ir::print::opcode_text(func, inst.opcode);
-    let n = inst.operands.len();
-    if n < min || n > max {
-        report(format!("{name}: {n} operands, {min} to {max} expected (ptxas: Arguments mismatch)"));
-        return Some(true);
-    }
-    for (i, op) in inst.operands.iter().enumerate() {
-        let is_address = matches!(op, Operand::Address(_));
-        if (i == address) != is_address {
-            let what = if is_address { "cannot be an address [...]" } else { "must be an address [...]" };
-            report(format!("{name}: operand {} {what}", i + 1));
-            return Some(true);
-        }
-    }
-    Some(false)
 }
 
 /// The video instructions: no `{...}` operand (ptxas: "Vector operand is

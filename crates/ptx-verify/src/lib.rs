@@ -57,11 +57,13 @@
 
 mod declarations;
 mod forms;
-mod requirements;
+mod matcher;
 mod rules;
 mod shape;
 mod signature;
 mod target;
+
+pub use target::{Target, Unmet};
 
 use ptx_ir::special::is_special_register;
 use ptx_ir::{
@@ -107,15 +109,19 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<Diagnostic>> {
 }
 
 /// The verifier of one function.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Verify {
+    /// The instruction set the forms are checked against.
+    isa: &'static ptx_isa::Isa,
     /// Module-level variables and functions whose names start with `%`
     /// (almost always none).
     module_names: Vec<String>,
     /// Module-level names a function may use as symbols.
     module_scope: declarations::ModuleScope,
+    /// The state space of each module-level variable.
+    module_spaces: std::collections::BTreeMap<String, ptx_ir::StateSpace>,
     /// What the header lacks for the instructions that need more.
-    target: target::TargetCheck,
+    target: Target,
     /// Check every instruction, even one of a shape already found clean in
     /// its function (to test that remembering shapes changes nothing).
     every_instruction: bool,
@@ -130,8 +136,30 @@ impl Verify {
         });
         let functions = module.functions.values().map(|f| f.name.as_str());
         let module_names = variables.chain(functions).filter(|n| n.starts_with('%')).map(String::from).collect();
-        let target = target::TargetCheck::for_module(module);
-        Verify { module_names, module_scope: declarations::ModuleScope::of(module), target, every_instruction: false }
+        let target = Target::of(module);
+        let module_spaces = module
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                ModuleItem::Variable(v) => Some((v.name.clone(), v.space()?)),
+                _ => None,
+            })
+            .collect();
+        Verify {
+            isa: &ptx_isa::ISA,
+            module_spaces,
+            module_names,
+            module_scope: declarations::ModuleScope::of(module),
+            target,
+            every_instruction: false,
+        }
+    }
+
+    /// This verifier, checking forms against `isa` instead of the generated
+    /// description (a description read at run time, for tools that edit it:
+    /// `ptx_isa::description::parse_dir`).
+    pub fn with_isa(self, isa: &'static ptx_isa::Isa) -> Verify {
+        Verify { isa, ..self }
     }
 
     /// This verifier, checking every instruction on its own instead of each
@@ -164,6 +192,8 @@ pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
         placed: vec![false; func.labels.len()],
         as_parsed,
         target: &module.target,
+        isa: module.isa,
+        module_spaces: &module.module_spaces,
     };
     let body = func.body().unwrap_or(&[]);
     // Where each label is placed: a branch to a label that is not (a pass
@@ -224,7 +254,9 @@ struct Checker<'f> {
     /// it refers to exists (only a pass can leave one dangling).
     as_parsed: bool,
     /// What the module's header lacks (`.target`, `.version`).
-    target: &'f target::TargetCheck,
+    target: &'f Target,
+    isa: &'static ptx_isa::Isa,
+    module_spaces: &'f std::collections::BTreeMap<String, ptx_ir::StateSpace>,
 }
 
 impl<'f> Checker<'f> {
@@ -248,7 +280,8 @@ impl<'f> Checker<'f> {
         }
         // Unknown opcodes and modifiers, operand counts and kinds, vector sizes.
         let mut form_errors = Vec::new();
-        let malformed = forms::check(self.func, inst, |msg| form_errors.push(msg));
+        let space_of = |op: &Operand| self.space_of(op);
+        let malformed = forms::check(self.isa, self.func, inst, &space_of, |msg| form_errors.push(msg));
         for msg in form_errors {
             self.error(inst, msg);
         }
@@ -265,6 +298,33 @@ impl<'f> Checker<'f> {
         if !malformed {
             self.types(inst);
         }
+    }
+
+    /// The state space of the variable `op` names (as an address `[var]`
+    /// or a value `var`, `var+4`): a parameter of the function, a variable
+    /// of its body or of the module.
+    fn space_of(&self, op: &Operand) -> Option<&'static str> {
+        let name = match op {
+            Operand::Address(addr) => match addr.base {
+                AddrBase::Symbol(name) => name,
+                _ => return None,
+            },
+            Operand::Symbol(name) | Operand::SymbolOffset(name, _) => *name,
+            _ => return None,
+        };
+        let name = self.func.names.get(name);
+        let params = self.func.params.iter().flatten().chain(self.func.returns.iter().flatten());
+        if let Some(v) = params.into_iter().find(|v| v.name == name) {
+            return Some(v.space().unwrap_or(ptx_ir::StateSpace::Param).as_str());
+        }
+        let locals = self.func.body().into_iter().flatten().filter_map(|s| match s {
+            Stmt::Variable(v) => Some(&**v),
+            _ => None,
+        });
+        if let Some(v) = locals.into_iter().find(|v| v.name == name) {
+            return v.space().map(|s| s.as_str());
+        }
+        self.module_spaces.get(name).map(|s| s.as_str())
     }
 
     /// A description of the first register or label `inst` refers to that
@@ -396,46 +456,25 @@ impl<'f> Checker<'f> {
         if signature::has_unmodelled_type(inst) {
             return;
         }
+        // The instruction types, less those ptxas ignores on this opcode
+        // (`add.s32.pred`: the description's `ignored` words).
+        let ignored =
+            self.isa.opcode(ptx_ir::print::opcode_text(self.func, inst.opcode)).map_or(&[][..], |(_, o)| o.ignored);
         let mut types = [ScalarType::Pred; MAX_TYPES];
         let mut n = 0;
-        for t in inst.types().take(MAX_TYPES) {
+        for t in inst.types() {
+            if n == MAX_TYPES {
+                break;
+            }
+            if self.isa.word_id(t.as_str()).is_some_and(|w| ignored.contains(&w)) {
+                continue;
+            }
             types[n] = t;
             n += 1;
         }
         let types = &types[..n];
-        let valid = signature::valid_types(inst);
-        if !valid.is_empty() {
-            if types.is_empty() {
-                let msg = format!("{}: missing instruction type", self.opcode(inst));
-                self.error(inst, msg);
-                return;
-            }
-            // ptxas: "Unexpected instruction types specified" (`shr.s32.s32`).
-            if types.len() > valid.len() {
-                let msg = format!("{}: {} instruction types, {} expected", self.opcode(inst), types.len(), valid.len());
-                self.error(inst, msg);
-                return;
-            }
-            let mut bad = false;
-            for (list, t) in valid.iter().zip(types) {
-                if !list.contains(t) {
-                    let msg = format!("{}: .{t} is not a valid instruction type here", self.opcode(inst));
-                    self.error(inst, msg);
-                    bad = true;
-                }
-            }
-            if bad {
-                return;
-            }
-            if !signature::types_combine(inst, types) {
-                let msg = format!(
-                    "{}: these instruction types are not a valid instruction type combination",
-                    self.opcode(inst)
-                );
-                self.error(inst, msg);
-                return;
-            }
-        }
+        // Which instruction types an opcode takes, and in which combinations,
+        // the forms of the description said already (`forms::check`).
         let Some(sig) = signature::signature(inst, types) else { return };
         for (i, op) in inst.operands.iter().enumerate() {
             if sig.data == Some(i) {

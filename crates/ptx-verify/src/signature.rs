@@ -81,128 +81,6 @@ fn is_cvt_pack(inst: &Inst) -> bool {
 
 use ScalarType::*;
 
-const INT: &[ScalarType] = &[U16, U32, U64, S16, S32, S64];
-const INT_AND_FLOATS: &[ScalarType] = &[U16, U32, U64, S16, S32, S64, F16, F16x2, Bf16, Bf16x2, F32, F64];
-const INT_F32_F64: &[ScalarType] = &[U16, U32, U64, S16, S32, S64, F32, F64];
-const HALVES_F32_F64: &[ScalarType] = &[F16, F16x2, Bf16, Bf16x2, F32, F64];
-const HALVES_F32: &[ScalarType] = &[F16, F16x2, Bf16, Bf16x2, F32];
-const F32_F64: &[ScalarType] = &[F32, F64];
-const F32_ONLY: &[ScalarType] = &[F32];
-const LOGIC: &[ScalarType] = &[Pred, B16, B32, B64];
-const BITS_16_64: &[ScalarType] = &[B16, B32, B64];
-const SHR: &[ScalarType] = &[B16, B32, B64, U16, U32, U64, S16, S32, S64];
-const BITS_32_64: &[ScalarType] = &[B32, B64];
-const INT_32_64: &[ScalarType] = &[U32, U64, S32, S64];
-const INT_32: &[ScalarType] = &[U32, S32];
-const U32_U64: &[ScalarType] = &[U32, U64];
-const WIDE: &[ScalarType] = &[U16, U32, S16, S32];
-const B32_ONLY: &[ScalarType] = &[B32];
-const B64_ONLY: &[ScalarType] = &[B64];
-const MOV: &[ScalarType] = &[Pred, B16, B32, B64, B128, U16, U32, U64, S16, S32, S64, F32, F64];
-const SELP: &[ScalarType] = &[B16, B32, B64, U16, U32, U64, S16, S32, S64, F32, F64];
-const COMPARE: &[ScalarType] = &[B16, B32, B64, U16, U32, U64, S16, S32, S64, F16, F16x2, Bf16, Bf16x2, F32, F64];
-/// Which destination types combine with which source types varies; this is
-/// the union.
-const SET_DEST: &[ScalarType] = &[U16, S16, U32, S32, F16, Bf16, F16x2, Bf16x2, F32];
-const SLCT_SELECTOR: &[ScalarType] = &[U32, S32, F32];
-const MEMORY: &[ScalarType] = &[B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64, F32, F64];
-const VOTE: &[ScalarType] = &[Pred, B32];
-/// The conversions of `cvt.dtype.atype` (ISA `cvt` syntax, checked pair by pair
-/// against ptxas 13.5 on `sm_100a`): every pair of the scalar types below,
-/// plus the packed forms of [`cvt_pair_valid`]. There are no bit-size
-/// instruction types (ISA 9.4.1: "the `cvt` instruction does not support
-/// `.bX` instruction types").
-const CVT_SCALAR: &[ScalarType] = &[U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64];
-/// `cvt.pack.sat.convertType.abType{.cType}` (ISA 9.7.9.22): `.u16`/`.s16`
-/// with two sources, the narrower types with the `.b32` third source.
-const PACK_CONVERT: &[ScalarType] = &[U16, S16, U8, S8, U4, S4, U2, S2];
-const S32_ONLY: &[ScalarType] = &[S32];
-/// The packed 8-, 6- and 4-bit float pairs and `.ue8m0x2`.
-const CVT_PACKED: &[ScalarType] = &[E4m3x2, E5m2x2, E2m1x2, E2m3x2, E3m2x2, Ue8m0x2];
-const CVT_DEST: &[ScalarType] = &[
-    U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64, F16x2, Bf16x2, Tf32, E4m3x2, E5m2x2, E2m1x2, E2m3x2,
-    E3m2x2, Ue8m0x2,
-];
-const CVT_SOURCE: &[ScalarType] = &[
-    U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64, F16x2, Bf16x2, E4m3x2, E5m2x2, E2m1x2, E2m3x2, E3m2x2,
-    Ue8m0x2,
-];
-
-/// True if `cvt.d.a` is a conversion PTX has.
-pub fn cvt_pair_valid(d: ScalarType, a: ScalarType) -> bool {
-    let half2 = |t: ScalarType| matches!(t, F16x2 | Bf16x2);
-    (CVT_SCALAR.contains(&d) && CVT_SCALAR.contains(&a))
-        || (half2(d) && (a == F32 || CVT_PACKED.contains(&a)))
-        || (d == Tf32 && a == F32)
-        || (CVT_PACKED.contains(&d) && (a == F32 || half2(a)))
-}
-
-/// The valid instruction types of `inst`, per position in `inst.types()`;
-/// empty if the opcode's types are not checked. An instruction of a listed
-/// opcode must have at least one type.
-pub fn valid_types(inst: &Inst) -> &'static [&'static [ScalarType]] {
-    use Opcode::*;
-    match inst.opcode {
-        Add | Sub | Min | Max | Abs | Neg => &[INT_AND_FLOATS],
-        // Integer mul/mad need a mode (.hi, .lo, .wide); float ones have none.
-        Mul | Mad if inst.has_word(Word::WIDE) => &[WIDE],
-        Mul | Mad if inst.has_word(Word::HI) || inst.has_word(Word::LO) => &[INT],
-        Mul => &[HALVES_F32_F64],
-        Mad => &[F32_F64],
-        Fma => &[HALVES_F32_F64],
-        Div => &[INT_F32_F64],
-        Rem | Sad => &[INT],
-        And | Or | Xor | Not => &[LOGIC],
-        Cnot | Shl => &[BITS_16_64],
-        Shr => &[SHR],
-        Bfe | Bfind => &[INT_32_64],
-        // ptxas: "Instruction 'cvta' requires .u32 or .u64 type".
-        Cvta => &[U32_U64],
-        Bfi | Popc | Clz | Brev => &[BITS_32_64],
-        Mul24 | Mad24 | Szext => &[INT_32],
-        Dp4a | Dp2a => &[INT_32, INT_32],
-        Mov => &[MOV],
-        Selp => &[SELP],
-        Slct => &[SELP, SLCT_SELECTOR],
-        Setp => &[COMPARE],
-        Set => &[SET_DEST, COMPARE],
-        Copysign | Rcp | Sqrt | Rsqrt | Testp => &[F32_F64],
-        Sin | Cos | Lg2 => &[F32_ONLY],
-        Ex2 | Tanh => &[HALVES_F32],
-        Ld | Ldu | St => &[MEMORY],
-        Cvt if is_cvt_pack(inst) => &[PACK_CONVERT, S32_ONLY, B32_ONLY],
-        Cvt => &[CVT_DEST, CVT_SOURCE],
-        Prmt | Lop3 | Shf | Shfl | Activemask | Bmsk => &[B32_ONLY],
-        Vote => &[VOTE],
-        // ptxas: "Unexpected instruction types specified for 'createpolicy.range'".
-        Createpolicy => &[B64_ONLY],
-        // Not type-checked.
-        Addc | Alloca | Applypriority | Atom | Bar | Barrier | Bra | Brkpt | Brx | Call | Clusterlaunchcontrol | Cp
-        | Discard | Elect | Exit | Fence | Fns | Getctarank | Griddepcontrol | Isspacep | Istypep | Ldmatrix | Madc
-        | Mapa | Match | Mbarrier | Membar | Mma | Movmatrix | Multimem | Nanosleep | Pmevent | Prefetch
-        | Prefetchu | Red | Redux | Ret | Setmaxnreg | Stackrestore | Stacksave | Stmatrix | Subc | Suld | Suq
-        | Sured | Sust | Tcgen05 | Tensormap | Tex | Tld4 | Trap | Txq | Vabsdiff | Vabsdiff2 | Vabsdiff4 | Vadd
-        | Vadd2 | Vadd4 | Vavrg2 | Vavrg4 | Vmad | Vmax | Vmax2 | Vmax4 | Vmin | Vmin2 | Vmin4 | Vset | Vset2
-        | Vset4 | Vshl | Vshr | Vsub | Vsub2 | Vsub4 | Wgmma | Wmma => &[],
-        Other(_) => &[],
-    }
-}
-
-/// True unless the instruction types, each valid on its own, do not combine
-/// (`cvt.u16.e4m3x2`, `cvt.pack.sat.u8.s32` without its `.b32`). Only `cvt`
-/// is checked.
-pub fn types_combine(inst: &Inst, types: &[ScalarType]) -> bool {
-    match (inst.opcode, types) {
-        (Opcode::Cvt, _) if is_cvt_pack(inst) => {
-            // The 16-bit forms have no .cType, the narrower ones need it.
-            let needs_c = !matches!(types.first(), Some(U16 | S16));
-            types.len() == if needs_c { 3 } else { 2 }
-        }
-        (Opcode::Cvt, [d, a]) => cvt_pair_valid(*d, *a),
-        _ => true,
-    }
-}
-
 /// The operand signature of `inst`, whose instruction types are `types`
 /// (in order; at least one). `None` if the form is not checked.
 pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
@@ -211,6 +89,11 @@ pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
     let t = *types.first()?;
     let second = types.get(1).copied();
     let n = inst.operands.len();
+    // The mixed-precision forms (`add.f32.f16 d, a, c`) type their operands
+    // in the description (`@type`).
+    if matches!(inst.opcode, Opcode::Add | Opcode::Sub | Opcode::Fma) && second.is_some() {
+        return None;
+    }
     Some(match inst.opcode {
         // d, a, b (, c): all of the instruction type.
         Add | Sub | Addc | Subc | Madc | Min | Max | Div | Rem | Abs | Neg | And | Or | Xor | Not | Cnot | Copysign

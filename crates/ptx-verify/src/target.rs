@@ -1,67 +1,33 @@
 //! The module header (`.version`, `.target`, `.address_size`) and what each
-//! instruction needs of it.
+//! instruction needs of it: [`Target`].
 //!
 //! Everything here is measured with ptxas 13.5, the judge of validity, and
-//! kept in the generated table `requirements.rs`
-//! (`scripts/verify-target/generate.py`): the `.version`s and `.target`s it
+//! kept in the description of the instruction set
+//! (`crates/ptx-isa/isa/02-targets-and-requirements.ptxisa`, written by
+//! `scripts/verify-target/generate.py`): the `.version`s and `.target`s it
 //! accepts, the lowest `.version` each target needs, and for each
 //! instruction form of `scripts/verify-target/probes.txt` the lowest
-//! `.version` and the targets where ptxas accepts it. A row names the
-//! instructions it applies to by opcode and modifiers (`cvt` with `.pack`
-//! and `.u4`) and requires only what the loosest of its probes needs, so it
-//! rejects a module only where ptxas rejected every probe of the row.
+//! `.version` and the targets where ptxas accepts it (`ptx_isa::model::Need`).
+//! A need names the instructions it applies to by opcode and modifiers
+//! (`cvt` with `.pack` and `.u4`) and requires only what the loosest of its
+//! probes needs, so it rejects a module only where ptxas rejected every
+//! probe of the row.
 //!
 //! Where the table cannot be sure nothing is rejected: targets whose
 //! instructions were not probed (ptxas 13.5 cannot check code for `sm_1x`
-//! or `sm_101`), modules older than PTX 3.0, a `.target` that lists two
-//! `sm_` targets, `sm_` names with a suffix other than `a`/`f` (ptxas
-//! accepts `sm_80x`), and instructions no row names.
+//! or `sm_101`), modules older than the probed versions, a `.target` that
+//! lists two `sm_` targets, `sm_` names with a suffix other than `a`/`f`
+//! (ptxas accepts `sm_80x`), and instructions no row names.
 //!
-//! Cost: [`TargetCheck::for_module`] selects the rows the header fails, once
-//! per module; most modules fail none, and then an instruction costs one
-//! emptiness test. Otherwise a binary search by opcode; nothing is
-//! allocated unless an error is reported.
+//! Cost: [`Target::of`] selects the needs the header fails, once per module;
+//! most modules fail none, and then an instruction costs one emptiness test.
+//! Otherwise a look-up by opcode; nothing is allocated unless an error is
+//! reported.
 
-use super::requirements::{MIN_PROBED_VERSION, REQUIREMENTS, TARGETS, TARGET_WORDS, VERSIONS};
 use ptx_ir::{Diagnostic, Function, Inst, Modifier, Module, Opcode, Operand, Span};
+use ptx_isa::model::{Forbid, Need, TargetInfo};
+use ptx_isa::ISA;
 use rustc_hash::FxHashMap;
-
-/// One row of the table: the instructions with `opcode` (or, when `opcode`
-/// starts with `%`, the special register used by any instruction) and every
-/// modifier of `with`.
-#[derive(Debug)]
-pub(super) struct Requirement {
-    pub opcode: &'static str,
-    pub with: &'static [&'static str],
-    /// The lowest `.version` (major * 10 + minor) ptxas accepts it in.
-    pub min_version: u32,
-    /// The probed targets where ptxas accepts it (bits of
-    /// [`TargetInfo::probed`]).
-    pub targets: u64,
-    /// The lowest-numbered of those targets.
-    pub lowest_target: &'static str,
-    /// True if `targets` are all the probed targets numbered from
-    /// `lowest_target` up (with or without `a`/`f`): ptxas then says
-    /// "requires .target sm_N or higher", otherwise "not supported on
-    /// .target".
-    pub every_target_from_lowest: bool,
-    /// The probe that showed the row's minimum, and where it is accepted
-    /// (at `min_version`); the tests try it there and below.
-    #[allow(dead_code)]
-    pub probe: &'static str,
-    #[allow(dead_code)]
-    pub probe_target: &'static str,
-}
-
-/// A `.target` value ptxas accepts.
-#[derive(Debug)]
-pub(super) struct TargetInfo {
-    pub name: &'static str,
-    /// The lowest `.version` that supports it (major * 10 + minor).
-    pub min_version: u32,
-    /// Its bit in [`Requirement::targets`], if its instructions were probed.
-    pub probed: Option<u32>,
-}
 
 /// The version as ptxas reads it: `8.10` is 8 * 10 + 10, i.e. 9.0.
 fn version_number((major, minor): (u32, u32)) -> u32 {
@@ -83,7 +49,7 @@ fn split_sm(name: &str) -> Option<(u32, &str)> {
 /// The table's entry for an `sm_` target name (`sm_080` is `sm_80`).
 fn target_info(name: &str) -> Option<&'static TargetInfo> {
     let (number, suffix) = split_sm(name)?;
-    TARGETS.iter().find(|t| split_sm(t.name) == Some((number, suffix)))
+    ISA.targets.iter().find(|t| split_sm(t.name) == Some((number, suffix)))
 }
 
 /// What a `.target` entry is to ptxas.
@@ -100,90 +66,185 @@ enum HeaderTarget {
 /// a target's (`sm_8x`, `sm_xyz`, `compute_800` are "Unsupported").
 fn header_target_info(target: &str) -> HeaderTarget {
     let Some(rest) = target.strip_prefix("sm_").or_else(|| target.strip_prefix("compute_")) else {
-        return if TARGET_WORDS.contains(&target) { HeaderTarget::Word } else { HeaderTarget::Unsupported };
+        return if ISA.target_words.contains(&target) { HeaderTarget::Word } else { HeaderTarget::Unsupported };
     };
     let Some((number, suffix)) = split_sm(&format!("sm_{rest}")).map(|(n, s)| (n, s.to_string())) else {
         return HeaderTarget::Unsupported;
     };
     let suffix = if matches!(suffix.as_str(), "a" | "f") { suffix.as_str() } else { "" };
-    match TARGETS.iter().find(|t| split_sm(t.name) == Some((number, suffix))) {
+    match ISA.targets.iter().find(|t| split_sm(t.name) == Some((number, suffix))) {
         Some(info) => HeaderTarget::Known(info),
         None => HeaderTarget::Unsupported,
     }
 }
 
-/// What a module's header fails of the table.
+/// True if `need` allows the probed target `info`: one of its targets, or
+/// numbered from its lowest up (`sm_90+`).
+fn allows_target(need: &Need, info: &TargetInfo) -> bool {
+    if need.from_lowest {
+        let lowest = need.targets.first().and_then(|t| split_sm(t)).map_or(u32::MAX, |(n, _)| n);
+        split_sm(info.name).is_some_and(|(n, _)| n >= lowest)
+    } else {
+        need.targets.contains(&info.name)
+    }
+}
+
+/// The forbidden forms that apply to `.version` `version` on `info` (every
+/// one without a target condition when the target is not known).
+fn forbidden_on(version: (u32, u32), info: Option<&'static TargetInfo>) -> Vec<&'static Forbid> {
+    let number = version_number(version);
+    let on_target = |f: &Forbid| {
+        if f.targets.is_empty() {
+            return true;
+        }
+        let Some(info) = info else { return false };
+        if f.from_lowest {
+            let lowest = f.targets.first().and_then(|t| split_sm(t)).map_or(u32::MAX, |(n, _)| n);
+            split_sm(info.name).is_some_and(|(n, _)| n >= lowest)
+        } else {
+            f.targets.contains(&info.name)
+        }
+    };
+    ISA.forbids.iter().filter(|f| number >= f.from_version && on_target(f)).collect()
+}
+
+/// What a module targets, `.version` and `sm_` target, and what of the
+/// instruction set it allows: the one place that answers "may this
+/// instruction be written for this target?" (the verifier asks it of every
+/// instruction; a pass asks it before it builds one that needs more than
+/// the oldest PTX, as `combine-cvt-pack` does for `cvt.pack.sat`).
 #[derive(Clone, Debug, Default)]
-pub(super) struct TargetCheck {
-    /// Instruction rows the header fails, in table order (by opcode).
-    failing: Vec<Failing>,
-    /// Where the rows of each known opcode lie in `failing`: an instruction
-    /// costs one hash look-up, not a search by text.
-    failing_by_opcode: FxHashMap<Opcode, std::ops::Range<usize>>,
-    /// Special-register rows the header fails.
-    failing_specials: Vec<Failing>,
-    /// The module's `sm_` target and `.version`, for messages.
-    target: &'static str,
+pub struct Target {
+    /// `.version` (major, minor).
     version: (u32, u32),
+    /// The `sm_` target, if the header names exactly one the table has.
+    info: Option<&'static TargetInfo>,
+    /// The table can judge this target: a probed `sm_` target and a
+    /// `.version` ptxas accepts, at least the probed ones and the target's.
+    judged: bool,
+    /// Needs the header fails, in table order (by opcode).
+    failing: Vec<Failing>,
+    /// Where the needs of each known opcode lie in `failing`: an
+    /// instruction costs one hash look-up, not a search by text.
+    failing_by_opcode: FxHashMap<Opcode, std::ops::Range<usize>>,
+    /// Special-register needs the header fails.
+    failing_specials: Vec<Failing>,
+    /// The forbidden forms that apply to this header.
+    forbidden: Vec<&'static Forbid>,
+}
+
+/// A need of the table a target does not meet, and how.
+#[derive(Clone, Copy, Debug)]
+pub struct Unmet {
+    /// The need.
+    pub need: &'static Need,
+    /// The target's `.version` is too old for it.
+    pub version: bool,
+    /// The target's `sm_` is not among its targets.
+    pub target: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Failing {
-    row: &'static Requirement,
+    need: &'static Need,
     version: bool,
     target: bool,
 }
 
-impl TargetCheck {
-    pub(super) fn for_module(module: &Module) -> TargetCheck {
-        let mut check = TargetCheck { version: module.version, ..TargetCheck::default() };
-        let version = version_number(module.version);
+impl Target {
+    /// The target a module's header declares.
+    pub fn of(module: &Module) -> Target {
         let mut sm_targets = module.target.iter().filter(|t| t.starts_with("sm_"));
-        let (Some(target), None) = (sm_targets.next(), sm_targets.next()) else { return check };
-        let Some(info) = target_info(target) else { return check };
-        let Some(bit) = info.probed else { return check };
-        if !VERSIONS.contains(&version) || version < MIN_PROBED_VERSION || version < info.min_version {
-            return check;
+        match (sm_targets.next(), sm_targets.next()) {
+            (Some(sm), None) => Target::new(module.version, sm),
+            _ => Target { version: module.version, forbidden: forbidden_on(module.version, None), ..Target::default() },
         }
-        check.target = info.name;
-        for row in REQUIREMENTS {
-            let failing = Failing { row, version: version < row.min_version, target: row.targets & (1u64 << bit) == 0 };
+    }
+
+    /// The target `module` is written for, seen as `sm` (`--target`): its
+    /// own `.version` with another `sm_` target.
+    pub fn retargeted(module: &Module, sm: &str) -> Target {
+        Target::new(module.version, sm)
+    }
+
+    /// `.version` `version` and `.target` `sm` (`sm_90a`).
+    pub fn new(version: (u32, u32), sm: &str) -> Target {
+        let mut target = Target { version, ..Target::default() };
+        let number = version_number(version);
+        target.forbidden = forbidden_on(version, target_info(sm));
+        let Some(info) = target_info(sm) else { return target };
+        target.info = Some(info);
+        if !info.probed || !ISA.versions.contains(&number) || number < ISA.probed_from || number < info.min_version {
+            return target;
+        }
+        target.judged = true;
+        for need in ISA.needs {
+            let failing = Failing { need, version: number < need.min_version, target: !allows_target(need, info) };
             if failing.version || failing.target {
-                if row.opcode.starts_with('%') {
-                    check.failing_specials.push(failing);
+                if need.opcode.starts_with('%') {
+                    target.failing_specials.push(failing);
                 } else {
-                    check.failing.push(failing);
+                    target.failing.push(failing);
                 }
             }
         }
         let mut start = 0;
-        while start < check.failing.len() {
-            let opcode = check.failing[start].row.opcode;
-            let end = start + check.failing[start..].iter().take_while(|f| f.row.opcode == opcode).count();
+        while start < target.failing.len() {
+            let opcode = target.failing[start].need.opcode;
+            let end = start + target.failing[start..].iter().take_while(|f| f.need.opcode == opcode).count();
             if let Some(known) = Opcode::from_name(opcode) {
-                check.failing_by_opcode.insert(known, start..end);
+                target.failing_by_opcode.insert(known, start..end);
             }
             start = end;
         }
-        check
+        target
     }
 
-    /// What `inst` needs that the module's header lacks, as a message.
-    pub(super) fn check_inst(&self, func: &Function, inst: &Inst) -> Option<String> {
+    /// `.version` (major, minor).
+    pub fn version(&self) -> (u32, u32) {
+        self.version
+    }
+
+    /// The `sm_` target (`sm_90a`), if the header names one the table has.
+    pub fn name(&self) -> Option<&'static str> {
+        self.info.map(|i| i.name)
+    }
+
+    /// The number of the `sm_` target (90 for `sm_90a`).
+    pub fn sm(&self) -> Option<u32> {
+        self.info.and_then(|i| split_sm(i.name)).map(|(n, _)| n)
+    }
+
+    /// The rule of the table that forbids `inst` (of `func`) on this target,
+    /// if one does: a form the ISA describes that ptxas rejects here.
+    pub fn forbids(&self, func: &Function, inst: &Inst) -> Option<&'static Forbid> {
+        if self.forbidden.is_empty() {
+            return None;
+        }
+        let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
+        self.forbidden
+            .iter()
+            .copied()
+            .find(|f| f.opcode == opcode && f.with.iter().all(|m| has_modifier(func, inst, m)))
+    }
+
+    /// What `inst` (of `func`) needs that this target lacks, if anything.
+    pub fn needs(&self, func: &Function, inst: &Inst) -> Option<Unmet> {
         if self.failing.is_empty() && self.failing_specials.is_empty() {
             return None;
         }
         let rows = match inst.opcode {
             Opcode::Other(name) => {
                 let opcode = func.names.get(name);
-                let start = self.failing.partition_point(|f| f.row.opcode < opcode);
-                let end = start + self.failing[start..].iter().take_while(|f| f.row.opcode == opcode).count();
+                let start = self.failing.partition_point(|f| f.need.opcode < opcode);
+                let end = start + self.failing[start..].iter().take_while(|f| f.need.opcode == opcode).count();
                 &self.failing[start..end]
             }
             known => self.failing_by_opcode.get(&known).map_or(&[][..], |range| &self.failing[range.clone()]),
         };
-        if let Some(f) = rows.iter().find(|f| f.row.with.iter().all(|m| has_modifier(func, inst, m))) {
-            return Some(self.message(f));
+        let unmet = |f: &Failing| Unmet { need: f.need, version: f.version, target: f.target };
+        if let Some(f) = rows.iter().find(|f| f.need.with.iter().all(|m| has_modifier(func, inst, m))) {
+            return Some(unmet(f));
         }
         if self.failing_specials.is_empty() {
             return None;
@@ -194,36 +255,70 @@ impl TargetCheck {
                 let base = func.names.get(name);
                 let base = base.split('.').next().unwrap_or(base);
                 if found.is_none() {
-                    found = self.failing_specials.iter().find(|f| f.row.opcode == base);
+                    found = self.failing_specials.iter().find(|f| f.need.opcode == base);
                 }
             });
         }
-        found.map(|f| self.message(f))
+        found.map(unmet)
     }
 
-    fn message(&self, f: &Failing) -> String {
-        let row = f.row;
-        let mut what = row.opcode.to_string();
-        for m in row.with {
+    /// True if this target certainly allows `inst` (of `func`): the table
+    /// judges the target and nothing `inst` needs is missing. What a pass
+    /// asks before it writes an instruction (a target the table cannot
+    /// judge allows nothing new; the verifier, which must not reject what
+    /// it cannot judge, asks [`Target::needs`]).
+    pub fn allows(&self, func: &Function, inst: &Inst) -> bool {
+        self.judged && self.needs(func, inst).is_none() && self.forbids(func, inst).is_none()
+    }
+
+    /// The need of the table that `inst` (of `func`) falls under, whatever the
+    /// target (the first, by opcode, whose words it has).
+    pub fn need_of(func: &Function, inst: &Inst) -> Option<&'static Need> {
+        let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
+        ISA.needs.iter().find(|n| n.opcode == opcode && n.with.iter().all(|m| has_modifier(func, inst, m)))
+    }
+
+    /// The lowest `.version` and the targets `need` names, as a pass says it
+    /// (`PTX 6.5 and sm_72`).
+    pub fn describe_need(need: &Need) -> String {
+        let targets = if need.from_lowest { need.targets[0].to_string() } else { need.targets.join(", ") };
+        format!("PTX {}.{} and {targets}", need.min_version / 10, need.min_version % 10)
+    }
+
+    /// What `unmet` says, as ptxas says it.
+    pub fn message(&self, unmet: &Unmet) -> String {
+        let need = unmet.need;
+        let mut what = need.opcode.to_string();
+        for m in need.with {
             what.push('.');
             what.push_str(m);
         }
         let (major, minor) = self.version;
+        let target = self.name().unwrap_or("");
         let needs_version = format!(
             "requires PTX ISA .version {}.{} or later (the module declares .version {major}.{minor})",
-            row.min_version / 10,
-            row.min_version % 10
+            need.min_version / 10,
+            need.min_version % 10
         );
-        let needs_target = if row.every_target_from_lowest {
-            format!("requires .target {} or higher (the module's .target is {})", row.lowest_target, self.target)
+        let needs_target = if need.from_lowest {
+            format!("requires .target {} or higher (the module's .target is {target})", need.targets[0])
         } else {
-            format!("is not supported on .target '{}'", self.target)
+            format!("is not supported on .target '{target}'")
         };
-        match (f.version, f.target) {
+        match (unmet.version, unmet.target) {
             (true, true) => format!("{what} {needs_version} and {needs_target}"),
             (true, false) => format!("{what} {needs_version}"),
             _ => format!("{what} {needs_target}"),
         }
+    }
+
+    /// What `inst` needs that the module's header lacks, or why ptxas
+    /// rejects it on this target, as a message.
+    pub(crate) fn check_inst(&self, func: &Function, inst: &Inst) -> Option<String> {
+        if let Some(f) = self.forbids(func, inst) {
+            return Some(f.reason.to_string());
+        }
+        self.needs(func, inst).map(|u| self.message(&u))
     }
 }
 
@@ -236,12 +331,16 @@ fn visit_specials(op: &Operand, f: &mut impl FnMut(ptx_ir::Name)) {
     }
 }
 
-/// True if `inst` has the modifier spelled `text` (without its dot).
+/// True if `inst` has the modifier spelled `text` (without its dot); for
+/// `!word`, true if it does not have `word`.
 fn has_modifier(func: &Function, inst: &Inst, text: &str) -> bool {
+    if let Some(absent) = text.strip_prefix('!') {
+        return !has_modifier(func, inst, absent);
+    }
     inst.modifiers.iter().any(|m| match m {
         Modifier::Type(t) => t.as_str() == text,
         Modifier::Space(s, None) => s.as_str() == text,
-        Modifier::Space(s, Some(q)) => text.split_once("::") == Some((s.as_str(), func.names.get(*q))),
+        Modifier::Space(_, Some(w)) => w.as_str() == text,
         Modifier::Rounding(r) => r.as_str() == text,
         Modifier::Cmp(c) => c.as_str() == text,
         Modifier::Prmt(p) => p.as_str() == text,
@@ -257,11 +356,11 @@ fn has_modifier(func: &Function, inst: &Inst, text: &str) -> bool {
 /// target the `.version` does not support, an `.address_size` other than 32
 /// or 64. Errors are placed on the directive's line when the module still
 /// has its source.
-pub(super) fn check_header(module: &Module) -> Vec<Diagnostic> {
+pub(crate) fn check_header(module: &Module) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     let version = version_number(module.version);
     let (major, minor) = module.version;
-    let version_known = VERSIONS.contains(&version);
+    let version_known = ISA.versions.contains(&version);
     if !version_known {
         let msg = format!("Unsupported .version {major}.{minor}; ptxas 13.5 supports .version {}", version_ranges());
         errors.push(Diagnostic::new(directive_span(module, ".version"), msg));
@@ -283,15 +382,21 @@ pub(super) fn check_header(module: &Module) -> Vec<Diagnostic> {
         let msg = format!("Illegal value {bits} for .address_size directive (must be 32 or 64)");
         errors.push(Diagnostic::new(directive_span(module, ".address_size"), msg));
     }
+    if module.address_size == Some(32) {
+        // ptxas 12.9 and 13.5: "32-Bit compilation is no longer supported".
+        let msg = ".address_size 32: 32-bit compilation is no longer supported by ptxas".to_string();
+        errors.push(Diagnostic::new(directive_span(module, ".address_size"), msg));
+    }
     errors
 }
 
 /// `1.0-1.5, 2.0-2.3, ...`: the accepted versions, by major.
 fn version_ranges() -> String {
+    let versions = ISA.versions;
     let mut out = String::new();
-    for (i, v) in VERSIONS.iter().enumerate() {
-        let first_of_major = i == 0 || VERSIONS[i - 1] / 10 != v / 10;
-        let last_of_major = VERSIONS.get(i + 1).is_none_or(|n| n / 10 != v / 10);
+    for (i, v) in versions.iter().enumerate() {
+        let first_of_major = i == 0 || versions[i - 1] / 10 != v / 10;
+        let last_of_major = versions.get(i + 1).is_none_or(|n| n / 10 != v / 10);
         if first_of_major {
             if !out.is_empty() {
                 out.push_str(", ");
@@ -353,7 +458,7 @@ mod tests {
     fn inst_errors(version: u32, target: &str, line: &str) -> Vec<String> {
         let source = probe_kernel(version, target, line);
         let module = ptx_parse::parse(&source).unwrap_or_else(|e| panic!("{line}: does not parse: {e:?}"));
-        let check = TargetCheck::for_module(&module);
+        let check = Target::of(&module);
         let mut errors = Vec::new();
         for func in module.functions.values() {
             for id in func.inst_ids() {
@@ -361,10 +466,6 @@ mod tests {
             }
         }
         errors
-    }
-
-    fn probed_target(bit: u32) -> &'static TargetInfo {
-        TARGETS.iter().find(|t| t.probed == Some(bit)).expect("every bit names a target")
     }
 
     /// Each row's probe passes where ptxas accepted it (so no other row
@@ -375,28 +476,28 @@ mod tests {
     fn every_row_rejects_its_probe_exactly_where_ptxas_did() {
         let (mut below_version, mut outside_target) = (0, 0);
         let mut failures = Vec::new();
-        for row in REQUIREMENTS {
+        for row in ISA.needs {
             let target = target_info(row.probe_target).expect("the probe's target is in the table");
             let accepted = inst_errors(row.min_version, row.probe_target, row.probe);
             if !accepted.is_empty() {
                 failures
                     .push(format!("{}: rejected at {} {}: {accepted:?}", row.probe, row.probe_target, row.min_version));
             }
-            let lower = VERSIONS
+            let lower = ISA
+                .versions
                 .iter()
                 .rev()
-                .find(|&&v| v < row.min_version && v >= target.min_version.max(MIN_PROBED_VERSION));
+                .find(|&&v| v < row.min_version && v >= target.min_version.max(ISA.probed_from));
             if let Some(&v) = lower {
                 below_version += 1;
                 if inst_errors(v, row.probe_target, row.probe).is_empty() {
                     failures.push(format!("{}: not rejected at {} {v}", row.probe, row.probe_target));
                 }
             }
-            let outside = (0..64).find(|b| row.targets & (1 << b) == 0 && TARGETS.iter().any(|t| t.probed == Some(*b)));
-            if let Some(bit) = outside {
+            let outside = ISA.targets.iter().find(|t| t.probed && !allows_target(row, t));
+            if let Some(t) = outside {
                 outside_target += 1;
-                let t = probed_target(bit);
-                let newest = *VERSIONS.last().unwrap();
+                let newest = *ISA.versions.last().unwrap();
                 if inst_errors(newest, t.name, row.probe).is_empty() {
                     failures.push(format!("{}: not rejected on {}", row.probe, t.name));
                 }
@@ -404,7 +505,7 @@ mod tests {
         }
         assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
         // Every row rejects something (the generator keeps no other).
-        assert_eq!(REQUIREMENTS.len(), 315);
+        assert_eq!(ISA.needs.len(), 315);
         assert_eq!((below_version, outside_target), (144, 307));
     }
 

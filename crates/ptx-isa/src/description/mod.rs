@@ -8,9 +8,16 @@
 //!
 //! ```text
 //! type .u32 unsigned 32                  # a type: its word, class, bits
+//! class rounding .rn .rz .rm .rp         # words the IR keeps in a class of their own
+//! class prmt-mode .f4e .b4e for prmt     # ... on these opcodes only
 //! opcode add: pure                       # effects, control, shape (defaults: falls, dst1)
 //! ignored or: .infinite .subnormal       # words ptxas accepts on `or` and ignores
 //! need add.u16x2 8.0 sm_90+ : add.u16x2 %r1, %r2, %r3;
+//! versions 1.0 1.1 ... 9.5                # the .version values ptxas accepts
+//! target sm_90a 8.0 probed                # a .target, the .version it needs
+//! target-words debug texmode_independent  # other words .target takes
+//! probed-from 3.0                         # the oldest .version probed for `need`
+//! forbid vote.!sync from 6.4 on sm_70+ : REASON   # ptxas rejects these
 //!
 //! syntax 9.7.1.1 "Integer Arithmetic Instructions: add" from 971_.../9711_..._add.md
 //! add.type       d, a, b;
@@ -29,14 +36,21 @@
 //! Annotations of a block (each applies to every template of the block):
 //!
 //! * `@shape dst1|nodst|accumulate|unknown` and `@effects pure|reads|effectful`:
-//!   override the opcode's;
+//!   override the opcode's; with `for .w1 .w2`, only for the templates that
+//!   have one of these words (as a required literal);
 //! * `@with OPERAND: .word`: the optional operand is there if and only if
 //!   the word is;
 //! * `@immediate OPERAND...`: integer literals only;
 //! * `@target OPERAND...`: labels or function names;
 //! * `@space OPERAND: .set` or `@space OPERAND: .word`: the state space a
 //!   symbol in that address must be declared in (the set's word, generic
-//!   when absent).
+//!   when absent);
+//! * `@type OPERAND...: .type`: a register there agrees with that type as
+//!   an operand of that instruction type (ISA 9.4 Table 26: `.b32` takes
+//!   any 32-bit register, `.u32` an integer or bit one); `.set` instead of a
+//!   type: the type the form's slot of that name holds;
+//! * `@register OPERAND...`: a register, not a literal;
+//! * `@range OPERAND: LOW..HIGH`: a literal there lies in the range.
 //!
 //! `need KEY VERSION TARGETS [@ PROBE-TARGET] : PROBE` says what the
 //! instructions of KEY (an opcode and words they all have, `cvt.pack.u4`,
@@ -48,7 +62,7 @@ mod syntax;
 
 use crate::model::{
     Block, Control, Effects, Form, Isa, Need, OpcodeInfo, OperandKind, OperandSpec, Presence, Shape, Slot, SpaceRule,
-    TypeClass, TypeInfo, WordId,
+    TypeClass, TypeInfo, TypeRule, WordId,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use syntax::{parse_elems, parse_operands, Elem, RawKind, RawOperand, Suffix};
@@ -113,6 +127,18 @@ struct Reader {
     ignored: BTreeMap<String, Vec<String>>,
     needs: Vec<Need>,
     blocks: Vec<RawBlock>,
+    classes: Vec<(&'static str, &'static [&'static str], &'static [&'static str])>,
+    versions: Vec<u32>,
+    targets: Vec<crate::model::TargetInfo>,
+    target_words: Vec<&'static str>,
+    probed_from: u32,
+    forbids: Vec<crate::model::Forbid>,
+}
+
+/// `8.6` → 86 (ptxas reads `8.10` as 8 * 10 + 10).
+fn version_number(text: &str) -> Option<u32> {
+    let (a, b) = text.split_once('.')?;
+    Some(a.parse::<u32>().ok()? * 10 + b.parse::<u32>().ok()?)
 }
 
 struct OpcodeDecl {
@@ -212,6 +238,18 @@ impl Reader {
         let rest = rest.trim();
         match keyword {
             "type" => self.type_line(file, line_no, rest),
+            "class" => {
+                let (words, opcodes) = rest.split_once(" for ").unwrap_or((rest, ""));
+                let mut parts = words.split_whitespace();
+                let name = leak_str(parts.next().unwrap_or(""));
+                let words: Vec<&'static str> = parts.map(|w| leak_str(w.trim_start_matches('.'))).collect();
+                let opcodes: Vec<&'static str> = opcodes.split_whitespace().map(leak_str).collect();
+                if name.is_empty() || words.is_empty() {
+                    self.error(file, line_no, "expected 'class NAME .word ... [for OPCODE ...]'");
+                } else {
+                    self.classes.push((name, leak(words), leak(opcodes)));
+                }
+            }
             "opcode" => self.opcode_line(file, line_no, rest),
             "ignored" => {
                 let Some((opcode, words)) = rest.split_once(':') else {
@@ -222,6 +260,25 @@ impl Reader {
                 self.ignored.entry(opcode.trim().to_string()).or_default().extend(words);
             }
             "need" => self.need_line(file, line_no, rest),
+            "versions" => match rest.split_whitespace().map(version_number).collect::<Option<Vec<u32>>>() {
+                Some(v) => self.versions = v,
+                None => self.error(file, line_no, "expected 'versions MAJOR.MINOR ...'"),
+            },
+            "target" => {
+                let parts: Vec<&str> = rest.split_whitespace().collect();
+                match (parts.first(), parts.get(1).and_then(|v| version_number(v)), parts.get(2)) {
+                    (Some(name), Some(min_version), probed) if probed.is_none_or(|p| *p == "probed") => self
+                        .targets
+                        .push(crate::model::TargetInfo { name: leak_str(name), min_version, probed: probed.is_some() }),
+                    _ => self.error(file, line_no, "expected 'target sm_NN MAJOR.MINOR [probed]'"),
+                }
+            }
+            "target-words" => self.target_words.extend(rest.split_whitespace().map(leak_str)),
+            "forbid" => self.forbid_line(file, line_no, rest),
+            "probed-from" => match version_number(rest) {
+                Some(v) => self.probed_from = v,
+                None => self.error(file, line_no, "expected 'probed-from MAJOR.MINOR'"),
+            },
             "syntax" => self.syntax_line(file, line_no, rest),
             _ => return false,
         }
@@ -314,6 +371,40 @@ impl Reader {
         });
     }
 
+    /// `forbid KEY [from VERSION] [on TARGETS] : REASON`
+    fn forbid_line(&mut self, file: &str, line_no: u32, rest: &str) {
+        let Some((head, reason)) = rest.split_once(" : ") else {
+            return self.error(file, line_no, "expected 'forbid KEY [from VERSION] [on TARGETS] : REASON'");
+        };
+        let mut parts = head.split_whitespace();
+        let key = parts.next().unwrap_or("");
+        let (mut from_version, mut targets, mut from_lowest) = (0, Vec::new(), false);
+        while let Some(word) = parts.next() {
+            match (word, parts.next()) {
+                ("from", Some(v)) => match version_number(v) {
+                    Some(v) => from_version = v,
+                    None => return self.error(file, line_no, format!("bad version '{v}'")),
+                },
+                ("on", Some(list)) => {
+                    from_lowest = list.ends_with('+');
+                    targets = list.trim_end_matches('+').split(',').map(leak_str).collect();
+                }
+                _ => return self.error(file, line_no, "expected 'from VERSION' or 'on TARGETS'"),
+            }
+        }
+        let mut words = key.split('.');
+        let opcode = leak_str(words.next().unwrap_or(""));
+        let with: Vec<&'static str> = words.map(leak_str).collect();
+        self.forbids.push(crate::model::Forbid {
+            opcode,
+            with: leak(with),
+            from_version,
+            targets: leak(targets),
+            from_lowest,
+            reason: leak_str(reason.trim()),
+        });
+    }
+
     fn syntax_line(&mut self, file: &str, line_no: u32, rest: &str) {
         // syntax NUMBER "TITLE" from PATH
         let Some((number, rest)) = rest.split_once(char::is_whitespace) else {
@@ -353,6 +444,9 @@ impl Reader {
             }
         }
         vocabulary.extend(self.types.iter().map(|t| t.name.to_string()));
+        for (_, words, _) in &self.classes {
+            vocabulary.extend(words.iter().map(|w| w.to_string()));
+        }
         for words in self.ignored.values() {
             vocabulary.extend(words.iter().cloned());
         }
@@ -373,6 +467,20 @@ impl Reader {
                     line: f.line,
                     message: format!("opcode '{name}' has no 'opcode' line"),
                 });
+            }
+        }
+        for f in &forms {
+            for o in &f.operands {
+                if let Some(PendingType::Word(ty)) = &o.ty {
+                    if !self.types.iter().any(|t| t.name == ty) {
+                        let b = &blocks[f.block as usize].block;
+                        self.errors.push(Error {
+                            file: b.file.to_string(),
+                            line: f.line,
+                            message: format!("@type names '.{ty}', which is not a type"),
+                        });
+                    }
+                }
             }
         }
         for name in self.ignored.keys() {
@@ -422,6 +530,12 @@ impl Reader {
                         PendingSpace::Slot(i) => SpaceRule::Slot(*i),
                         PendingSpace::Word(w) => SpaceRule::Word(id(w)),
                     }),
+                    ty: o.ty.as_ref().map(|t| match t {
+                        PendingType::Word(w) => TypeRule::Word(id(w)),
+                        PendingType::Slot(i) => TypeRule::Slot(*i),
+                    }),
+                    register: o.register,
+                    range: o.range,
                 })
                 .collect();
             out_forms.push(Form {
@@ -441,8 +555,18 @@ impl Reader {
             .enumerate()
             .map(|(i, name)| {
                 let decl = &self.opcodes[*name];
-                let ignored: Vec<WordId> =
-                    self.ignored.get(*name).map(|ws| ws.iter().map(|w| id(w)).collect()).unwrap_or_default();
+                // A word of one of the opcode's own forms is never ignored
+                // (the leniency file is measured against an older description).
+                let (start, end) = ranges[i];
+                let own: BTreeSet<WordId> = out_forms[start as usize..end as usize]
+                    .iter()
+                    .flat_map(|f| f.slots.iter().flat_map(|s| s.words.iter().copied()))
+                    .collect();
+                let ignored: Vec<WordId> = self
+                    .ignored
+                    .get(*name)
+                    .map(|ws| ws.iter().map(|w| id(w)).filter(|w| !own.contains(w)).collect())
+                    .unwrap_or_default();
                 OpcodeInfo {
                     name: leak_str(name),
                     effects: decl.effects,
@@ -465,6 +589,12 @@ impl Reader {
             blocks: leak(blocks.into_iter().map(|b| b.block).collect()),
             forms: leak(out_forms),
             needs: leak(needs),
+            classes: leak(self.classes),
+            versions: leak(self.versions),
+            targets: leak(self.targets),
+            target_words: leak(self.target_words),
+            probed_from: self.probed_from,
+            forbids: leak(self.forbids),
         })))
     }
 
@@ -589,12 +719,17 @@ impl Definitions<'_> {
 /// What a block's annotations say.
 #[derive(Default)]
 struct BlockNotes {
-    shape: Option<Shape>,
-    effects: Option<Effects>,
+    /// `@shape S` (no words) or `@shape S for .w1 .w2` (the templates with
+    /// one of these words as a required literal).
+    shape: Vec<(Shape, Vec<String>)>,
+    effects: Vec<(Effects, Vec<String>)>,
     with: Vec<(String, String)>,
     immediate: Vec<String>,
     target: Vec<String>,
     space: Vec<(String, String)>,
+    ty: Vec<(String, String)>,
+    register: Vec<String>,
+    range: Vec<(String, (i64, i64))>,
 }
 
 impl BlockNotes {
@@ -603,27 +738,50 @@ impl BlockNotes {
             let (a, b) = rest.split_once(':').ok_or_else(|| format!("expected '@{keyword} OPERAND: .word'"))?;
             Ok((a.trim().to_string(), b.trim().trim_start_matches('.').to_string()))
         };
+        let (value, filter) = match rest.split_once(" for ") {
+            Some((v, words)) => {
+                (v.trim(), words.split_whitespace().map(|w| w.trim_start_matches('.').to_string()).collect())
+            }
+            None => (rest.trim(), Vec::new()),
+        };
         match keyword {
             "shape" => {
-                self.shape = Some(match rest {
+                let shape = match value {
                     "dst1" => Shape::Dst1,
                     "nodst" => Shape::NoDst,
                     "accumulate" => Shape::Accumulate,
                     "unknown" => Shape::Unknown,
                     other => return Err(format!("unknown shape '{other}'")),
-                })
+                };
+                self.shape.push((shape, filter));
             }
             "effects" => {
-                self.effects = Some(match rest {
+                let effects = match value {
                     "pure" => Effects::Pure,
                     "reads" => Effects::Reads,
                     "effectful" => Effects::Effectful,
                     other => return Err(format!("unknown effects '{other}'")),
-                })
+                };
+                self.effects.push((effects, filter));
             }
             "with" => self.with.push(pair(rest)?),
             "space" => self.space.push(pair(rest)?),
             "immediate" => self.immediate.extend(rest.split_whitespace().map(String::from)),
+            "register" => self.register.extend(rest.split_whitespace().map(String::from)),
+            "type" => {
+                let (names, ty) = rest.split_once(':').ok_or("expected '@type OPERAND...: .type'")?;
+                let ty = ty.trim().trim_start_matches('.').to_string();
+                self.ty.extend(names.split_whitespace().map(|n| (n.to_string(), ty.clone())));
+            }
+            "range" => {
+                let (name, range) = rest.split_once(':').ok_or("expected '@range OPERAND: LOW..HIGH'")?;
+                let parsed = range
+                    .trim()
+                    .split_once("..")
+                    .and_then(|(a, b)| Some((a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?)));
+                let range = parsed.ok_or_else(|| format!("bad range '{}'", range.trim()))?;
+                self.range.push((name.trim().to_string(), range));
+            }
             "target" => self.target.extend(rest.split_whitespace().map(String::from)),
             other => return Err(format!("unknown annotation '@{other}'")),
         }
@@ -637,6 +795,9 @@ impl BlockNotes {
             .chain(&self.immediate)
             .chain(&self.target)
             .chain(self.space.iter().map(|(o, _)| o))
+            .chain(self.ty.iter().map(|(o, _)| o))
+            .chain(&self.register)
+            .chain(self.range.iter().map(|(o, _)| o))
             .collect()
     }
 }
@@ -668,6 +829,14 @@ struct PendingOperand {
     immediate: bool,
     values: Vec<i64>,
     space: Option<PendingSpace>,
+    ty: Option<PendingType>,
+    register: bool,
+    range: Option<(i64, i64)>,
+}
+
+enum PendingType {
+    Word(String),
+    Slot(u8),
 }
 
 enum PendingSpace {
@@ -725,12 +894,25 @@ fn template_forms(text: &str, defs: &Definitions<'_>, notes: &BlockNotes) -> Res
                 text: text.split_whitespace().collect::<Vec<_>>().join(" "),
                 slots: slots.clone(),
                 operands,
-                shape: notes.shape,
-                effects: notes.effects,
+                shape: noted(&notes.shape, slots),
+                effects: noted(&notes.effects, slots),
             });
         }
     }
     Ok(forms)
+}
+
+/// The value an annotation gives a form: the first one whose words the form
+/// has as a required literal, else the one without words.
+fn noted<T: Copy>(notes: &[(T, Vec<String>)], slots: &[PendingSlot]) -> Option<T> {
+    let has = |w: &String| {
+        slots.iter().any(|s| s.presence == Presence::Required && s.words.len() == 1 && s.words.contains(w))
+    };
+    notes
+        .iter()
+        .find(|(_, words)| !words.is_empty() && words.iter().any(has))
+        .or_else(|| notes.iter().find(|(_, words)| words.is_empty()))
+        .map(|(v, _)| *v)
 }
 
 fn operand(
@@ -744,7 +926,7 @@ fn operand(
     let kind = match raw.kind {
         RawKind::Value if notes.target.contains(&raw.name) => OperandKind::Target,
         RawKind::Value => OperandKind::Value,
-        RawKind::Address(a, b) => OperandKind::Address(a, b),
+        RawKind::Address(a, b, u) => OperandKind::Address(a, b, u),
         RawKind::Pair { second_optional } => OperandKind::Pair { second_optional },
         RawKind::Vector(n) => OperandKind::Vector(n),
         RawKind::Parens => OperandKind::Parens,
@@ -771,7 +953,30 @@ fn operand(
             None => PendingSpace::Word(s.clone()),
         }
     });
-    Ok(PendingOperand { name: raw.name.clone(), kind, optional: raw.optional, with_word, immediate, values, space })
+    // `@type a: .atype` names a slot of the form when it has one of that name.
+    let ty = notes.ty.iter().find(|(o, _)| *o == raw.name).map(|(_, t)| {
+        match slots.iter().position(|slot| slot.name == *t && slot.words.len() > 1) {
+            Some(i) => PendingType::Slot(i as u8),
+            None => PendingType::Word(t.clone()),
+        }
+    });
+    let register = notes.register.contains(&raw.name);
+    let range = notes.range.iter().find(|(o, _)| *o == raw.name).map(|(_, r)| *r);
+    if register && immediate {
+        return Err(format!("operand '{}' is both @register and an immediate", raw.name));
+    }
+    Ok(PendingOperand {
+        name: raw.name.clone(),
+        kind,
+        optional: raw.optional,
+        with_word,
+        immediate,
+        values,
+        space,
+        ty,
+        register,
+        range,
+    })
 }
 
 /// The slot sequences a modifier sequence stands for (more than one when a

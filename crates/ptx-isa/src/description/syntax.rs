@@ -192,8 +192,9 @@ pub(crate) struct RawOperand {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum RawKind {
     Value,
-    /// Bracketed: fewest and most elements.
-    Address(u8, u8),
+    /// Bracketed: fewest and most elements, and whether `{.unified}` may
+    /// follow (`[a]{.unified}`).
+    Address(u8, u8, bool),
     Pair {
         second_optional: bool,
     },
@@ -256,10 +257,11 @@ fn parse_one_operand(s: &str) -> SyntaxResult<(RawOperand, &str)> {
             }
         }
         let name = split_top(inner)[0].trim().to_string();
-        if rest.starts_with("{.unified}") {
+        let unified = rest.starts_with("{.unified}");
+        if unified {
             rest = &rest["{.unified}".len()..];
         }
-        return Ok((plain(&name, RawKind::Address(fewest as u8, most as u8)), rest));
+        return Ok((plain(&name, RawKind::Address(fewest as u8, most as u8, unified)), rest));
     }
     if s.starts_with('(') {
         let (inner, rest) = braced(s, '(', ')')?;
@@ -348,10 +350,10 @@ mod tests {
         let ops = parse_operands("d, [a]{.unified}{, cache-policy}").unwrap();
         assert_eq!(ops.len(), 3);
         assert!(ops[2].optional && ops[2].name == "cache-policy");
-        assert_eq!(ops[1].kind, RawKind::Address(1, 1));
+        assert_eq!(ops[1].kind, RawKind::Address(1, 1, true));
         let ops = parse_operands("d[|p], [a, {b,} c] {, e} {, f}").unwrap();
         assert_eq!(ops[0].kind, RawKind::Pair { second_optional: true });
-        assert_eq!(ops[1].kind, RawKind::Address(2, 3));
+        assert_eq!(ops[1].kind, RawKind::Address(2, 3, false));
         assert!(ops[2].optional && ops[3].optional);
         let ops = parse_operands("d, {a, b, e, f}, rbits").unwrap();
         assert_eq!(ops[1].kind, RawKind::Vector(Some(4)));

@@ -38,7 +38,12 @@ const PRELUDE: &str = "\
 ";
 
 fn run_verify(module: &mut Module) -> Result<bool, Vec<ptx_ir::Diagnostic>> {
-    ptx_verify::verify_module(module).map(|()| false)
+    let errors = crate::verify(module);
+    if errors.is_empty() {
+        Ok(false)
+    } else {
+        Err(errors)
+    }
 }
 
 /// Wraps `body` in a kernel after `PRELUDE`, verifies it and compares the
@@ -200,17 +205,16 @@ fn instruction_types() {
     // Integer mul/mad need a mode, float ones must not have one; cvt pairs must exist.
     check(
         "mul.u32 %r1, %r2, %r3;\nmad.rn.s32 %r1, %r2, %r3, %r4;\nmul.hi.f32 %f1, %f2, %f3;\ncvt.u16.e4m3x2 %h1, %h2;\ncvt.rn.f16x2.e4m3x2 %r1, %h1;",
-        "1: mul.u32: .u32 is not a valid instruction type
+        "1: mul.u32: .mode missing
          2: mad: a rounding modifier needs a floating-point type
-         2: mad.rn.s32: .s32 is not a valid instruction type
-         3: mul.hi.f32: .f32 is not a valid instruction type
-         4: cvt.u16.e4m3x2: these instruction types are not a valid instruction type combination",
+         3: mul.hi.f32: .hi does not go with the other modifiers
+         4: cvt.u16.e4m3x2: .e4m3x2 is not a valid instruction type with these modifiers",
     );
     check(
         "cvt.pack.sat.u8.s32 %r1, %r2, %r3;\ncvt.pack.sat.u16.s32.b32 %r1, %r2, %r3, %r4;\ncvt.pack.sat.u8.u32.b32 %r1, %r2, %r3, %r4;",
-        "1: cvt.pack.sat.u8.s32: these instruction types are not a valid instruction type combination
-         2: cvt.pack.sat.u16.s32.b32: these instruction types are not a valid instruction type combination
-         3: cvt.pack.sat.u8.u32.b32: .u32 is not a valid instruction type",
+        "1: cvt.pack.sat.u8.s32: .b32 missing
+         2: cvt.pack.sat.u16.s32.b32: .b32 is not a valid instruction type with these modifiers
+         3: cvt.pack.sat.u8.u32.b32: .u32 is not a valid instruction type with these modifiers",
     );
     check("cvta.to.global.s64 %rd1, %rd2;", "1: cvta.to.global.s64: .s64 is not a valid instruction type");
     check("mov %r1, %r2;", "1: mov: missing instruction type");
@@ -313,7 +317,7 @@ fn opcodes_and_modifiers() {
          2: unknown modifier .foo
          3: a rounding modifier needs a floating-point type
          4: .ftz needs a floating-point type
-         5: unknown modifier .rn
+         5: .rn is not a modifier of and
          6: .v3 is not a vector size
          7: .relaxed needs a scope
          8: .volatile cannot be applied to the .param space
@@ -334,7 +338,7 @@ fn operand_counts_and_kinds() {
     );
     check(
         "st.global.u32 [%rd1], %r1, %r2;\ncvta.to.global.u64 %rd1, %rd2, %rd3;\nadd.u32 %r1, %r2;\nsetp.eq.s32 %p1, %r1, 0, %p2;\ncvt.u32.u16 %r1, %h1, %h2;\nadd.u32 5, %r1, %r2;\nld.global.u32 %r1, %rd1;\nbra %r1;\nadd.u32 %r1, [%rd1], %r2;\nadd.s64 %rd1, %rd2, k_param_0;\nmov.b32 %r1, {%h1, %h2, %h3};\nexit %r1;",
-        "1: st: 3 operands, 2 expected
+        "1: st: 3 operands: a cache-policy operand needs .L2::cache_hint
          2: cvta: 3 operands, 2 expected
          3: add: 2 operands, 3 expected
          4: setp: 4 operands, 3 expected

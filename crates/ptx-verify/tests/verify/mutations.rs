@@ -22,7 +22,7 @@ use std::path::Path;
 
 /// Of the mutants ptxas rejects, the least share (in thousandths) we must
 /// reject too. Measured: see the table in the commit that last raised it.
-const CATCH_FLOOR_PERMILLE: usize = 965;
+const CATCH_FLOOR_PERMILLE: usize = 984;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Verdict {
@@ -161,10 +161,7 @@ fn diagnose(source: &str) -> Vec<Diagnostic> {
         Ok(m) => m,
         Err(errors) => return errors,
     };
-    match ptx_verify::verify_module(&module) {
-        Ok(()) => Vec::new(),
-        Err(errors) => errors,
-    }
+    crate::verify(&module)
 }
 
 #[derive(Default)]
