@@ -30,8 +30,8 @@ pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
 pub use fresh::FreshRegs;
 pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Modifiers, Operand, Operands};
 pub use module::{
-    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,
-    SourceDeclarations, Stmt, Variable,
+    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem, Stmt,
+    Variable,
 };
 pub use opcodes::{Control, Effects, Opcode, OpcodeInfo, Shape};
 pub use types::{CmpOp, PrmtMode, RegType, Rounding, ScalarType, StateSpace, TypeKind};

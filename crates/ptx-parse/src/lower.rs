@@ -124,22 +124,11 @@ impl ModuleLowering {
         if !self.errors.is_empty() {
             return None;
         }
-        // Later batches may name what this one declares.
-        let declared = self.module.declared_in_source.get_or_insert_with(Default::default).clone();
-        for item in &self.module.items {
-            if let ModuleItem::Variable(v) = item {
-                declared.declare(&v.name, v.span.start);
-            }
-        }
-        for function in self.module.functions.values() {
-            declared.declare(&function.name, function.span.start);
-        }
         let header = Module {
             source: self.module.source.clone(),
             version: self.module.version,
             target: self.module.target.clone(),
             address_size: self.module.address_size,
-            declared_in_source: Some(declared),
             ..Module::default()
         };
         Some(std::mem::replace(&mut self.module, header))
