@@ -15,6 +15,7 @@ pub mod build;
 pub mod edit;
 pub mod entities;
 pub mod fresh;
+pub mod init;
 pub mod inst;
 pub mod module;
 pub mod opcodes;
@@ -28,6 +29,7 @@ pub use arena::Arena;
 pub use edit::BodyEdits;
 pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
 pub use fresh::FreshRegs;
+pub use init::{FloatLit, InitValue, Initializer, IntLit};
 pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Modifiers, Operand, Operands};
 pub use module::{
     DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem, Stmt,

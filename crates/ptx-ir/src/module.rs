@@ -2,6 +2,7 @@
 
 use crate::arena::Arena;
 use crate::entities::{FuncId, InstId, LabelId, Name, Names, RegId};
+use crate::init::Initializer;
 use crate::inst::Inst;
 use crate::types::{RegType, ScalarType, StateSpace};
 use crate::Span;
@@ -93,8 +94,8 @@ pub struct Variable {
     pub name: String,
     /// Array dimensions; `None` for `[]`.
     pub dims: Vec<Option<u64>>,
-    /// The initializer, as written after `=`.
-    pub init: Option<String>,
+    /// The initializer after `=`, typed.
+    pub init: Option<Initializer>,
     /// Where it came from.
     pub span: Span,
 }
