@@ -9,8 +9,8 @@
 
 use crate::error::{InterpError, LineIndex};
 use ptx_ir::{
-    AddrBase, DeclWord, FuncId, Function, FunctionKind, Inst, InstId, LabelId, Module, ModuleItem, Name, Operand,
-    RegId, ScalarType, StateSpace, Stmt, Variable,
+    AddrBase, DeclWord, FuncId, Function, FunctionKind, InitValue, Inst, InstId, LabelId, Module, ModuleItem, Name,
+    Operand, RegId, ScalarType, StateSpace, Stmt, Variable,
 };
 use rustc_hash::FxHashMap;
 
@@ -131,53 +131,78 @@ fn parse_dims(text: &str) -> Option<[u32; 3]> {
     Some(dims)
 }
 
-/// Parses an initializer into bytes for a variable of element type `ty`.
-/// Function names (jump tables) become the functions' code addresses.
-fn parse_init(text: &str, ty: ScalarType, size: u64, funcs: &FxHashMap<String, FuncId>) -> Result<Vec<u8>, String> {
+/// The bytes of an initializer for a variable of element type `ty` and
+/// `size` bytes: its elements in order (nested lists flattened), each
+/// `ty`'s width. Function names (jump tables) become the functions' code
+/// addresses; other addresses are not modelled.
+fn init_bytes(
+    init: &InitValue,
+    ty: ScalarType,
+    size: u64,
+    funcs: &FxHashMap<String, FuncId>,
+) -> Result<Vec<u8>, String> {
     let elem = ty.bytes() as usize;
     let mut out = Vec::new();
-    for raw in text.split(['{', '}', ',']) {
-        let item = raw.trim();
-        if item.is_empty() {
-            continue;
+    let mut failed = None;
+    for_each_element(init, &mut |item| {
+        if failed.is_some() {
+            return;
         }
-        let bits: u64 = if let Some(hex) = item.strip_prefix("0f").or_else(|| item.strip_prefix("0F")) {
-            let b = u32::from_str_radix(hex, 16).map_err(|_| format!("initializer item '{item}'"))? as u64;
-            match ty {
-                ScalarType::F64 => f64::from(f32::from_bits(b as u32)).to_bits(),
-                _ => b,
-            }
-        } else if let Some(hex) = item.strip_prefix("0d").or_else(|| item.strip_prefix("0D")) {
-            let b = u64::from_str_radix(hex, 16).map_err(|_| format!("initializer item '{item}'"))?;
-            match ty {
-                ScalarType::F32 => (f64::from_bits(b) as f32).to_bits() as u64,
-                _ => b,
-            }
-        } else if let Some(f) = funcs.get(item) {
-            crate::memory::FUNCTION_BASE + 16 * f.as_u32() as u64
-        } else {
-            let (neg, digits) = match item.strip_prefix('-') {
-                Some(d) => (true, d.trim()),
-                None => (false, item),
-            };
-            match ptx_parse::parse_int(digits) {
-                Some(v) if !ty.is_float() => {
-                    if neg {
-                        v.wrapping_neg()
-                    } else {
-                        v
-                    }
-                }
-                _ => return Err(format!("initializer item '{item}' is not a number the interpreter models")),
-            }
-        };
-        out.extend_from_slice(&bits.to_le_bytes()[..elem.min(8)]);
+        match element_bits(item, ty, funcs) {
+            Some(bits) => out.extend_from_slice(&bits.to_le_bytes()[..elem.min(8)]),
+            None => failed = Some(format!("initializer item '{item}' is not a number the interpreter models")),
+        }
+    });
+    if let Some(why) = failed {
+        return Err(why);
     }
     if out.len() as u64 > size {
         return Err("initializer is longer than the variable".into());
     }
     out.resize(size as usize, 0);
     Ok(out)
+}
+
+/// Calls `f` with each element of an initializer that is not a list, in order.
+fn for_each_element<'a>(init: &'a InitValue, f: &mut impl FnMut(&'a InitValue)) {
+    match init {
+        InitValue::List(items) => items.iter().for_each(|item| for_each_element(item, f)),
+        _ => f(init),
+    }
+}
+
+/// The bits of one element for a variable of element type `ty`: a literal
+/// (decimal floats only for float variables, integers only for integer
+/// ones), a function's address, an integer constant expression; None for
+/// anything else. As ptxas 13.5 lays them out (read back from its cubins):
+/// decimal and `0d` literals are rounded to a `.f32` variable, a `0f`
+/// literal keeps its 32 bits even in a `.f64` variable (not converted).
+fn element_bits(item: &InitValue, ty: ScalarType, funcs: &FxHashMap<String, FuncId>) -> Option<u64> {
+    match item {
+        InitValue::Float(f) if f.is_decimal() => match ty {
+            ScalarType::F32 => Some((f64::from_bits(f.bits) as f32).to_bits() as u64),
+            ScalarType::F64 => Some(f.bits),
+            _ => None,
+        },
+        InitValue::Float(f) => Some(match (f.single, ty) {
+            (false, ScalarType::F32) => (f64::from_bits(f.bits) as f32).to_bits() as u64,
+            _ => f.bits,
+        }),
+        InitValue::Symbol(name) => funcs.get(name).map(|f| crate::memory::FUNCTION_BASE + 16 * f.as_u32() as u64),
+        _ if ty.is_float() => None,
+        _ => int_constant(item),
+    }
+}
+
+/// The value of an integer constant expression: literals, `+`, `-`, `mask()`.
+fn int_constant(item: &InitValue) -> Option<u64> {
+    match item {
+        InitValue::Int(i) => Some(i.bits),
+        InitValue::Add(e) => Some(int_constant(&e.0)?.wrapping_add(int_constant(&e.1)?)),
+        InitValue::Sub(e) => Some(int_constant(&e.0)?.wrapping_sub(int_constant(&e.1)?)),
+        InitValue::Mask(m) if m.0.bits != 0 => Some((int_constant(&m.1)? & m.0.bits) >> m.0.bits.trailing_zeros()),
+        _ => None,
+    }
 }
 
 fn static_var(v: &Variable, module_level: bool, funcs: &FxHashMap<String, FuncId>) -> Option<StaticVar> {
@@ -193,7 +218,7 @@ fn static_var(v: &Variable, module_level: bool, funcs: &FxHashMap<String, FuncId
     let init = match (&v.init, v.ty()) {
         _ if size > crate::memory::MAX_VARIABLE_BYTES => Err(format!("{size} bytes is too large to model")),
         (None, _) => Ok(vec![0; size as usize]),
-        (Some(text), Some(ty)) => parse_init(text, ty, size, funcs),
+        (Some(init), Some(ty)) => init_bytes(init.value(), ty, size, funcs),
         (Some(_), None) => Err("initializer of an untyped variable".into()),
     };
     Some(StaticVar { name: v.name.clone(), space, size, align: var_align(v), init, dynamic, module_level, owner: None })
@@ -452,9 +477,13 @@ impl Program<'_> {
 
     fn in_jump_table(&self, name: &str) -> bool {
         self.module.items.iter().any(|item| match item {
-            ModuleItem::Variable(v) => {
-                v.init.as_deref().is_some_and(|t| t.split(['{', '}', ',']).any(|x| x.trim() == name))
-            }
+            ModuleItem::Variable(v) => v.init.as_ref().is_some_and(|init| {
+                let mut named = false;
+                for_each_element(init.value(), &mut |item| {
+                    named |= matches!(item, InitValue::Symbol(s) if s == name);
+                });
+                named
+            }),
             _ => false,
         })
     }

@@ -28,6 +28,7 @@ mod generated {
 pub mod family {
     pub use crate::generated::families::*;
 }
+pub mod init;
 pub mod inst;
 pub mod module;
 pub mod opcodes;
@@ -41,10 +42,11 @@ pub use arena::Arena;
 pub use edit::BodyEdits;
 pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
 pub use fresh::FreshRegs;
+pub use init::{FloatLit, InitValue, Initializer, IntLit};
 pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Modifiers, Operand, Operands};
 pub use module::{
-    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,
-    SourceDeclarations, Stmt, Variable,
+    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem, Stmt,
+    Variable,
 };
 pub use opcodes::{Control, Effects, Opcode, OpcodeInfo, Shape};
 pub use types::{CmpOp, PrmtMode, RegType, Rounding, ScalarType, StateSpace, TypeKind};

@@ -2,6 +2,7 @@
 
 use crate::arena::Arena;
 use crate::entities::{FuncId, InstId, LabelId, Name, Names, RegId};
+use crate::init::Initializer;
 use crate::inst::Inst;
 use crate::types::{RegType, ScalarType, StateSpace};
 use crate::Span;
@@ -31,40 +32,6 @@ pub struct Module {
     pub items: Vec<ModuleItem>,
     /// The functions (entries and device functions, with or without body).
     pub functions: PrimaryMap<FuncId, Function>,
-    /// For one batch of a module parsed in batches: the module-level names
-    /// of the whole source parsed so far, shared by every batch, so a
-    /// function may name what an earlier batch declared. None for a whole
-    /// module (its items are all there is).
-    pub declared_in_source: Option<std::sync::Arc<SourceDeclarations>>,
-}
-
-/// The module-level variables and functions of a source being parsed in
-/// batches, with where each is first declared. The parser adds each batch's
-/// names before handing the batch over; a name counts as declared at a point
-/// only if it is declared before it, so names a parser running ahead has
-/// already added do not leak backwards.
-#[derive(Debug, Default)]
-pub struct SourceDeclarations {
-    first_declared_at: std::sync::RwLock<std::collections::HashMap<String, u32>>,
-}
-
-impl SourceDeclarations {
-    /// Notes that `name` is declared at byte offset `at`.
-    pub fn declare(&self, name: &str, at: u32) {
-        let mut names = self.first_declared_at.write().unwrap_or_else(|e| e.into_inner());
-        match names.get_mut(name) {
-            Some(first) => *first = (*first).min(at),
-            None => {
-                names.insert(name.to_string(), at);
-            }
-        }
-    }
-
-    /// True if `name` is declared before byte offset `at`.
-    pub fn declared_before(&self, name: &str, at: u32) -> bool {
-        let names = self.first_declared_at.read().unwrap_or_else(|e| e.into_inner());
-        names.get(name).is_some_and(|&first| first <= at)
-    }
 }
 
 impl Module {
@@ -127,8 +94,8 @@ pub struct Variable {
     pub name: String,
     /// Array dimensions; `None` for `[]`.
     pub dims: Vec<Option<u64>>,
-    /// The initializer, as written after `=`.
-    pub init: Option<String>,
+    /// The initializer after `=`, typed.
+    pub init: Option<Initializer>,
     /// Where it came from.
     pub span: Span,
 }

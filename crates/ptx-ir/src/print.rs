@@ -192,7 +192,7 @@ pub fn write_variable(var: &Variable, out: &mut String) {
     }
     if let Some(init) = &var.init {
         out.push_str(" = ");
-        out.push_str(init);
+        init.write_to(out);
     }
 }
 

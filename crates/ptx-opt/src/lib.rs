@@ -535,7 +535,7 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
     let passes = create_passes(options)?;
     let manager = ptx_pass::PassManager::new(
         passes,
-        Some(ptx_verify::Verifier),
+        Some(ptx_verify::Verifier::new()),
         ptx_pass::PassManagerOptions {
             verify_input: !options.skip_verify,
             verify_each: options.verify_each,
@@ -726,10 +726,16 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
         return Ok(None);
     }
     // Each batch is verified before its passes run: a batch keeps the
-    // header, and the verifier's other checks are of one function at a time.
+    // header, the verifier's other checks are of one function at a time, and
+    // what earlier batches declared the parser tells the verifier.
+    let declarations = Arc::new(ptx_parse::SourceDeclarations::default());
+    let verifier = {
+        let declarations = declarations.clone();
+        ptx_verify::Verifier::with_declarations_before(move |name, at| declarations.declared_before(name, at))
+    };
     let manager = ptx_pass::PassManager::new(
         passes,
-        Some(ptx_verify::Verifier),
+        Some(verifier.clone()),
         ptx_pass::PassManagerOptions { verify_input: !options.skip_verify, ..Default::default() },
     );
     // Called from a worker of the global pool (a caller's own parallel
@@ -747,7 +753,7 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
             Ok(batch_run)
                 if options.target.is_some()
                     && batch_run.passes.iter().any(|p| p.changed)
-                    && check_against_header(batch).is_err() =>
+                    && verifier.verify(batch).is_err() =>
             {
                 false
             }
@@ -758,9 +764,11 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
             Err(_) => false,
         };
         let completed = if rayon::current_num_threads() > 1 && !inside_global_pool {
-            parse_beside_processing(source, batch_bytes, &mut process)
+            parse_beside_processing(source, batch_bytes, &declarations, &mut process)
         } else {
-            ptx_parse::parse_in_batches(source, batch_bytes, |mut batch, range| process(&mut batch, range))
+            ptx_parse::parse_in_batches(source, batch_bytes, &declarations, |mut batch, range| {
+                process(&mut batch, range)
+            })
         };
         Ok(completed.then_some((ptx, run)))
     })
@@ -780,6 +788,7 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
 fn parse_beside_processing(
     source: &Arc<str>,
     batch_bytes: usize,
+    declarations: &ptx_parse::SourceDeclarations,
     process: &mut (dyn FnMut(&mut Module, std::ops::Range<usize>) -> bool + Send),
 ) -> bool {
     let (to_process, parsed) = std::sync::mpsc::sync_channel::<(Module, std::ops::Range<usize>)>(PIPELINED_BATCHES);
@@ -804,7 +813,7 @@ fn parse_beside_processing(
             }
         });
         // A send fails once processing has stopped.
-        parsed_all = ptx_parse::parse_in_batches(source, batch_bytes, |batch, range| {
+        parsed_all = ptx_parse::parse_in_batches(source, batch_bytes, declarations, |batch, range| {
             processed.try_iter().for_each(drop);
             to_process.send((batch, range)).is_ok()
         });

@@ -68,6 +68,12 @@ pub fn parse_shared(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
 /// source), so a caller that works one function at a time never holds the
 /// whole module. Each batch module keeps the whole source and the header.
 ///
+/// A batch holds only its own items, but a function may name a variable or
+/// function an earlier batch declared: the module-level names of each batch
+/// are added to `declarations` before the batch is handed over, so whoever
+/// checks a batch (the verifier's declaration check) asks `declarations`
+/// about the rest of the source.
+///
 /// Returns false, and the caller should use [`parse`] instead (which gives
 /// the module or the diagnostics), when anything goes wrong: a group that
 /// does not parse on its own, an error in a batch, or `on_batch` returning
@@ -75,6 +81,7 @@ pub fn parse_shared(source: Arc<str>) -> Result<Module, Vec<Diagnostic>> {
 pub fn parse_in_batches(
     source: &Arc<str>,
     batch_bytes: usize,
+    declarations: &SourceDeclarations,
     mut on_batch: impl FnMut(Module, std::ops::Range<usize>) -> bool,
 ) -> bool {
     if source.len() >= u32::MAX as usize {
@@ -90,6 +97,8 @@ pub fn parse_in_batches(
         let end = group.range.end;
         if end - batch_start >= batch_bytes || end == source.len() {
             let Some(batch) = lowering.take_batch() else { return false };
+            // Later batches may name what this one declares.
+            declarations.declare_module(&batch);
             if !on_batch(batch, batch_start..end) {
                 return false;
             }
@@ -97,6 +106,49 @@ pub fn parse_in_batches(
         }
     }
     true
+}
+
+/// The module-level variables and functions of a source parsed in batches
+/// ([`parse_in_batches`]), with where each is first declared: what a batch
+/// may name from the rest of the source. Shared between the parser, which
+/// adds each batch's names before handing the batch over, and whoever checks
+/// the batches (on another thread when the parser runs ahead). A name counts
+/// as declared at a point only if it is declared before it, so names a
+/// parser running ahead has already added do not leak backwards.
+#[derive(Debug, Default)]
+pub struct SourceDeclarations {
+    first_declared_at: std::sync::RwLock<std::collections::HashMap<String, u32>>,
+}
+
+impl SourceDeclarations {
+    /// Notes that `name` is declared at byte offset `at`.
+    pub fn declare(&self, name: &str, at: u32) {
+        let mut names = self.first_declared_at.write().unwrap_or_else(|e| e.into_inner());
+        match names.get_mut(name) {
+            Some(first) => *first = (*first).min(at),
+            None => {
+                names.insert(name.to_string(), at);
+            }
+        }
+    }
+
+    /// Notes the module-level variables and functions of `module` (a batch).
+    pub fn declare_module(&self, module: &Module) {
+        for item in &module.items {
+            if let ptx_ir::ModuleItem::Variable(v) = item {
+                self.declare(&v.name, v.span.start);
+            }
+        }
+        for function in module.functions.values() {
+            self.declare(&function.name, function.span.start);
+        }
+    }
+
+    /// True if `name` is declared before byte offset `at`.
+    pub fn declared_before(&self, name: &str, at: u32) -> bool {
+        let names = self.first_declared_at.read().unwrap_or_else(|e| e.into_inner());
+        names.get(name).is_some_and(|&first| first <= at)
+    }
 }
 
 /// Parses a module with the grammar alone, without the body scanner: the

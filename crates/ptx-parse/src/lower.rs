@@ -4,9 +4,10 @@
 use crate::Rule;
 use pest::iterators::Pair;
 use ptx_ir::{
-    AddrBase, Address, DeclWord, Diagnostic, FloatImm, Function, FunctionKind, Guard, Inst, InstId, IntImm, LabelData,
-    LabelId, Modifier, Modifiers, Module, ModuleItem, Name, Opcode, Operand, Operands, RawDirective, RegData, RegDecl,
-    RegDeclItem, RegId, RegType, ScalarType, Span, StateSpace, Stmt, Variable, Word,
+    AddrBase, Address, DeclWord, Diagnostic, FloatImm, FloatLit, Function, FunctionKind, Guard, InitValue, Initializer,
+    Inst, InstId, IntImm, IntLit, LabelData, LabelId, Modifier, Modifiers, Module, ModuleItem, Name, Opcode, Operand,
+    Operands, RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegType, ScalarType, Span, StateSpace, Stmt, Variable,
+    Word,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -123,22 +124,11 @@ impl ModuleLowering {
         if !self.errors.is_empty() {
             return None;
         }
-        // Later batches may name what this one declares.
-        let declared = self.module.declared_in_source.get_or_insert_with(Default::default).clone();
-        for item in &self.module.items {
-            if let ModuleItem::Variable(v) = item {
-                declared.declare(&v.name, v.span.start);
-            }
-        }
-        for function in self.module.functions.values() {
-            declared.declare(&function.name, function.span.start);
-        }
         let header = Module {
             source: self.module.source.clone(),
             version: self.module.version,
             target: self.module.target.clone(),
             address_size: self.module.address_size,
-            declared_in_source: Some(declared),
             ..Module::default()
         };
         Some(std::mem::replace(&mut self.module, header))
@@ -307,15 +297,122 @@ fn lower_variable(pair: Pair<'_, Rule>, base: usize) -> Result<Variable, Diagnos
                 };
                 var.dims.push(dim);
             }
-            Rule::initializer => var.init = Some(normalize_initializer(part.as_str())),
+            Rule::initializer => {
+                let text = normalize_initializer(part.as_str());
+                var.init = Some(Initializer::spaced_as(init_value(part, base)?, &text));
+            }
             _ => {}
         }
     }
     Ok(var)
 }
 
-/// Removes comments and collapses whitespace in an initializer, so the
-/// printed form is one line and printing is a fixpoint.
+/// The value of an `initializer` pair: a list, or an expression.
+fn init_value(pair: Pair<'_, Rule>, base: usize) -> Result<InitValue, Diagnostic> {
+    let span = span_of(&pair, base);
+    let mut inner = pair.into_inner().peekable();
+    match inner.peek().map(|p| p.as_rule()) {
+        // `{}`
+        None => Ok(InitValue::List(Vec::new())),
+        Some(Rule::initializer) => Ok(InitValue::List(inner.map(|p| init_value(p, base)).collect::<Result<_, _>>()?)),
+        Some(_) => init_expr(&mut inner, span, base),
+    }
+}
+
+/// Terms joined by `+` and `-`, left to right.
+fn init_expr<'i>(
+    pairs: &mut impl Iterator<Item = Pair<'i, Rule>>,
+    span: Span,
+    base: usize,
+) -> Result<InitValue, Diagnostic> {
+    let mut value = init_term(pairs, span, base)?;
+    while let Some(op) = pairs.next() {
+        let rhs = init_term(pairs, span, base)?;
+        value = match op.as_str() {
+            "+" => InitValue::Add(Box::new((value, rhs))),
+            _ => InitValue::Sub(Box::new((value, rhs))),
+        };
+    }
+    Ok(value)
+}
+
+/// One term of an initializer expression; `span` is the initializer's.
+fn init_term<'i>(
+    pairs: &mut impl Iterator<Item = Pair<'i, Rule>>,
+    span: Span,
+    base: usize,
+) -> Result<InitValue, Diagnostic> {
+    let malformed = || Diagnostic::new(span, "malformed initializer");
+    let pair = pairs.next().ok_or_else(malformed)?;
+    match pair.as_rule() {
+        Rule::neg => {
+            let lit = pairs.next().filter(|p| p.as_rule() == Rule::int_lit).ok_or_else(malformed)?;
+            // The sign, and one space if anything stood between it and the digits.
+            let gap = if lit.as_span().start() > pair.as_span().end() { " " } else { "" };
+            let text = format!("-{gap}{}", lit.as_str());
+            let bits = init_int(&lit, base)?.wrapping_neg();
+            Ok(InitValue::Int(IntLit { bits, text: Some(text.into()) }))
+        }
+        Rule::int_lit => Ok(InitValue::Int(int_lit(&pair, base)?)),
+        Rule::float_hex => {
+            let text = pair.as_str();
+            let single = matches!(&text[1..2], "f" | "F");
+            let bits = u64::from_str_radix(&text[2..], 16).map_err(|_| malformed())?;
+            // `0f`/`0d` and upper-case digits print from the value.
+            let canonical = text.as_bytes()[1].is_ascii_lowercase()
+                && text.bytes().skip(2).all(|b| b.is_ascii_digit() || b.is_ascii_uppercase());
+            Ok(InitValue::Float(FloatLit { bits, single, text: (!canonical).then(|| text.into()) }))
+        }
+        Rule::float_dec => {
+            let text = pair.as_str();
+            let Ok(value) = text.parse::<f64>() else {
+                return Err(Diagnostic::new(span_of(&pair, base), format!("bad floating-point literal '{text}'")));
+            };
+            Ok(InitValue::Float(FloatLit { bits: value.to_bits(), single: false, text: Some(text.into()) }))
+        }
+        Rule::ident => Ok(InitValue::Symbol(pair.as_str().to_string())),
+        Rule::init_generic => {
+            let name = pair.into_inner().next().ok_or_else(malformed)?;
+            Ok(InitValue::Generic(name.as_str().to_string()))
+        }
+        Rule::init_mask => {
+            let mut inner = pair.into_inner();
+            let mask = inner.next().ok_or_else(malformed)?;
+            let mask = int_lit(&mask, base)?;
+            let value = init_expr(&mut inner, span, base)?;
+            Ok(InitValue::Mask(Box::new((mask, value))))
+        }
+        Rule::init_member => {
+            let mut inner = pair.into_inner();
+            let name = inner.next().ok_or_else(malformed)?.as_str().to_string();
+            let value = init_term(&mut inner, span, base)?;
+            Ok(InitValue::Member(Box::new((name, value))))
+        }
+        _ => Err(malformed()),
+    }
+}
+
+/// The value of an `int_lit` pair of an initializer.
+fn init_int(pair: &Pair<'_, Rule>, base: usize) -> Result<u64, Diagnostic> {
+    let text = pair.as_str();
+    parse_int(text).ok_or_else(|| {
+        Diagnostic::new(span_of(pair, base), format!("integer literal '{text}' does not fit in 64 bits"))
+    })
+}
+
+/// An unsigned integer literal of an initializer, with its spelling unless
+/// that is the decimal of its value.
+fn int_lit(pair: &Pair<'_, Rule>, base: usize) -> Result<IntLit, Diagnostic> {
+    let bits = init_int(pair, base)?;
+    let text = pair.as_str();
+    // Decimal digits without a leading zero print from the value.
+    let canonical = text.bytes().all(|b| b.is_ascii_digit()) && (text == "0" || !text.starts_with('0'));
+    Ok(IntLit { bits, text: (!canonical).then(|| text.into()) })
+}
+
+/// Removes comments and collapses whitespace in an initializer: the text
+/// [`Initializer::spaced_as`] takes the spacing of, so the canonical printer
+/// writes it on one line, as written, and printing is a fixpoint.
 fn normalize_initializer(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();

@@ -16,16 +16,17 @@
 //!   (`ld.global` of a kernel parameter: "State space mismatch").
 //!
 //! Modules arrive in batches when streamed: names declared in an earlier
-//! batch are not in the batch's module but in the declarations the batches
-//! share ([`Module::declared_in_source`]).
+//! batch are not in the batch's module; the verifier is told of them
+//! ([`crate::Verify::with_declarations_before`], the parser's
+//! `ptx_parse::SourceDeclarations`).
 
+use crate::DeclaredBefore;
 use ptx_ir::{
-    AddrBase, Control, DeclWord, Diagnostic, Function, Inst, Module, ModuleItem, Opcode, Operand, ScalarType,
-    SourceDeclarations, Span, StateSpace, Stmt, Variable,
+    AddrBase, Control, DeclWord, Diagnostic, Function, Inst, Module, ModuleItem, Opcode, Operand, ScalarType, Span,
+    StateSpace, Stmt, Variable,
 };
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 /// What a function may name from its module.
 #[derive(Clone, Debug, Default)]
@@ -34,7 +35,7 @@ pub(super) struct ModuleScope {
     /// where each is first declared.
     names: BTreeMap<String, u32>,
     /// For a batch of a streamed module: what the whole source declares.
-    declared_in_source: Option<Arc<SourceDeclarations>>,
+    pub(super) declared_in_source: Option<DeclaredBefore>,
 }
 
 impl ModuleScope {
@@ -49,7 +50,7 @@ impl ModuleScope {
             let first: &mut u32 = names.entry(name).or_insert(at);
             *first = (*first).min(at);
         }
-        ModuleScope { names, declared_in_source: module.declared_in_source.clone() }
+        ModuleScope { names, declared_in_source: None }
     }
 
     /// True if `name` is declared at module scope before `func` (a function

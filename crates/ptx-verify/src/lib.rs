@@ -72,16 +72,57 @@ use ptx_ir::{
 };
 use rules::Literal;
 use signature::Expect;
+use std::sync::Arc;
 
 /// The verifier as a value: what the pass manager runs on its input and,
 /// with verify-each, after every pass.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Verifier;
+#[derive(Clone, Debug, Default)]
+pub struct Verifier {
+    /// For a batch of a module parsed in batches: what the rest of the
+    /// source declares.
+    declared_before: Option<DeclaredBefore>,
+}
 
 impl Verifier {
-    /// Checks `module` ([`verify_module`]).
+    /// The verifier of whole modules.
+    pub fn new() -> Verifier {
+        Verifier::default()
+    }
+
+    /// A verifier of the batches of a module parsed in batches
+    /// (`ptx_parse::parse_in_batches`): `declared_before(name, at)` says
+    /// whether the whole source declares `name` at module level before byte
+    /// offset `at`, so that a function may name what an earlier batch
+    /// declared (`ptx_parse::SourceDeclarations::declared_before`).
+    pub fn with_declarations_before(declared_before: impl Fn(&str, u32) -> bool + Send + Sync + 'static) -> Verifier {
+        Verifier { declared_before: Some(DeclaredBefore(Arc::new(declared_before))) }
+    }
+
+    /// Checks `module` ([`verify_module`]), a batch with what the rest of the
+    /// source declares.
     pub fn verify(&self, module: &Module) -> Result<(), Vec<Diagnostic>> {
-        verify_module(module)
+        let mut verify = Verify::for_module(module);
+        verify.module_scope.declared_in_source = self.declared_before.clone();
+        verify_with(module, &verify)
+    }
+}
+
+/// Whether a name is declared at module level before a byte offset of the
+/// source, outside the module (batch) being checked.
+#[derive(Clone)]
+struct DeclaredBefore(Arc<DeclaredBeforeFn>);
+
+type DeclaredBeforeFn = dyn Fn(&str, u32) -> bool + Send + Sync;
+
+impl DeclaredBefore {
+    fn declared_before(&self, name: &str, at: u32) -> bool {
+        (self.0)(name, at)
+    }
+}
+
+impl std::fmt::Debug for DeclaredBefore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DeclaredBefore(..)")
     }
 }
 
@@ -90,15 +131,18 @@ impl Verifier {
 /// Every error found, in source order (the module's, then each function's
 /// in function order).
 pub fn verify_module(module: &Module) -> Result<(), Vec<Diagnostic>> {
+    verify_with(module, &Verify::for_module(module))
+}
+
+fn verify_with(module: &Module, verify: &Verify) -> Result<(), Vec<Diagnostic>> {
     use rayon::prelude::*;
-    let verify = Verify::for_module(module);
     let mut errors = verify.check_module(module);
     let per_function: Vec<Vec<Diagnostic>> = module
         .functions
         .values()
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|func| if func.has_body() { verify_function(func, &verify) } else { Vec::new() })
+        .map(|func| if func.has_body() { verify_function(func, verify) } else { Vec::new() })
         .collect();
     errors.extend(per_function.into_iter().flatten());
     if errors.is_empty() {
@@ -160,6 +204,18 @@ impl Verify {
     /// `ptx_isa::description::parse_dir`).
     pub fn with_isa(self, isa: &'static ptx_isa::Isa) -> Verify {
         Verify { isa, ..self }
+    }
+
+    /// This verifier, for a batch of a module parsed in batches: names the
+    /// rest of the source declares before a byte offset count as declared
+    /// there (see [`Verifier::with_declarations_before`]).
+    pub fn with_declarations_before(
+        self,
+        declared_before: impl Fn(&str, u32) -> bool + Send + Sync + 'static,
+    ) -> Verify {
+        let mut verify = self;
+        verify.module_scope.declared_in_source = Some(DeclaredBefore(Arc::new(declared_before)));
+        verify
     }
 
     /// This verifier, checking every instruction on its own instead of each

@@ -106,7 +106,8 @@ fn one_huge_block_of_packs() {
 
     let passes = vec![(ptx_passes::lookup("combine-cvt-pack").unwrap().create)()];
     let options = PassManagerOptions { verify_each: true, ..PassManagerOptions::default() };
-    let run = PassManager::new(passes, Some(ptx_verify::Verifier), options).run(&mut module).expect("the pass runs");
+    let run =
+        PassManager::new(passes, Some(ptx_verify::Verifier::new()), options).run(&mut module).expect("the pass runs");
     let stats = &run.passes[0].stats;
     assert_eq!(stats.counter("combined"), Some(PACKS as u64), "{:?}", stats.counters);
 

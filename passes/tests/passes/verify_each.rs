@@ -63,7 +63,7 @@ fn pipeline() -> Vec<Box<dyn ptx_pass::Pass>> {
 fn run_on(input: &str, passes: Vec<Box<dyn ptx_pass::Pass>>, verify_each: bool) -> Result<(), ptx_pass::PipelineError> {
     let mut module = ptx_parse::parse(input).expect("input parses");
     let options = PassManagerOptions { verify_each, ..PassManagerOptions::default() };
-    PassManager::new(passes, Some(ptx_verify::Verifier), options).run(&mut module).map(|_| ())
+    PassManager::new(passes, Some(ptx_verify::Verifier::new()), options).run(&mut module).map(|_| ())
 }
 
 fn run(verify_each: bool) -> Result<(), ptx_pass::PipelineError> {

@@ -131,6 +131,29 @@ DONE:
 }
 "#;
 
+/// A table of function addresses in a `.global` initializer (a jump table,
+/// as nvcc emits for arrays of function pointers): the entries are the
+/// functions' addresses, and the functions named there can be called
+/// through them.
+#[test]
+fn calls_through_a_jump_table_in_an_initializer() {
+    let functions = ".func (.param .b32 twice_ret) twice(.param .b32 twice_x)\n{\n\t.reg .b32 %r<2>;\n\tld.param.b32 %r1, [twice_x];\n\tshl.b32 %r1, %r1, 1;\n\tst.param.b32 [twice_ret], %r1;\n\tret;\n}\n\
+        .func (.param .b32 square_ret) square(.param .b32 square_x)\n{\n\t.reg .b32 %r<2>;\n\tld.param.b32 %r1, [square_x];\n\tmul.lo.s32 %r1, %r1, %r1;\n\tst.param.b32 [square_ret], %r1;\n\tret;\n}\n\
+        .global .align 8 .u64 ops[2] = {twice, square};";
+    let call = |slot: u32, out: u32| {
+        format!(
+            "\tld.global.u64 %rd1, [ops+{}];\n\t{{\n\t.param .b32 param0;\n\tst.param.b32 [param0], 7;\n\t.param .b32 retval0;\n\
+             \tproto_{slot} : .callprototype (.param .b32 _) _ (.param .b32 _);\n\tcall (retval0), %rd1, (param0), proto_{slot};\n\
+             \tld.param.b32 %r1, [retval0];\n\t}}\n\tst.global.u32 [%rd14+{out}], %r1;\n",
+            8 * slot
+        )
+    };
+    let body = format!("{}{}", call(0, 0), call(1, 4));
+    let text = module_text(&body, "", functions);
+    let out = run_text(&text, &[], 1).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(words(&out.buffers[0].data[..8]), vec![14, 49]);
+}
+
 #[test]
 fn calls_with_param_and_reg_arguments() {
     let module = ptx_parse::parse(CALLS).unwrap();

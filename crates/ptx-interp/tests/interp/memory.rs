@@ -120,6 +120,60 @@ fn module_globals_are_reported_after_the_run() {
     assert_eq!(out.globals, vec![("g_counter".to_string(), vec![9, 0, 0, 0])]);
 }
 
+/// Initial contents come from the initializer's typed value
+/// (`ptx_ir::InitValue`), laid out as ptxas 13.5 lays them out (read back
+/// from the `.nv.global.init` section of its cubin): nested lists flattened
+/// in order (`{{1, 2}, {4}}` fills 1, 2, 4, not 1, 2, 0, 4) and the rest
+/// zero, decimal floats rounded to the variable's type, integer constant
+/// expressions and `mask()` of them evaluated, `0d` rounded to a `.f32`
+/// variable but `0f` in a `.f64` one kept as its 32 bits.
+#[test]
+fn initializers_of_every_form() {
+    let vars: &[(&str, &str, &[u8])] = &[
+        (".u32 grid[2][3]", "{{1, 2}, {4}}", &[1, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+        (".u32 sum", "1000 + 546 - 6", &[0x04, 0x06, 0, 0]),
+        (".u8 bytes[2]", "{0xFF(1000 + 546), 0xFF00(131187)}", &[0x0a, 0x00]),
+        (
+            ".f32 fl[3]",
+            "{0.1, 1e-3, 0d3FF0000000000000}",
+            &[0xcd, 0xcc, 0xcc, 0x3d, 0x6f, 0x12, 0x83, 0x3a, 0, 0, 0x80, 0x3f],
+        ),
+        (".f64 fd[2]", "{0.5, 0f3F800000}", &[0, 0, 0, 0, 0, 0, 0xe0, 0x3f, 0, 0, 0x80, 0x3f, 0, 0, 0, 0]),
+        (".s32 ng[2]", "{ - 5, /* sixteen */ -0x10 }", &[0xfb, 0xff, 0xff, 0xff, 0xf0, 0xff, 0xff, 0xff]),
+        (".u16 oct[3]", "{0777, 0b101U}", &[0xff, 0x01, 0x05, 0, 0, 0]),
+    ];
+    let mut module_level = String::new();
+    let mut body = String::new();
+    let mut at = 0;
+    for (decl, init, _) in vars {
+        module_level.push_str(&format!(".global .align 8 {decl} = {init};\n"));
+        let name = decl.split(' ').nth(1).unwrap().split('[').next().unwrap();
+        for (i, _) in vars.iter().find(|v| v.0 == *decl).unwrap().2.iter().enumerate() {
+            body.push_str(&format!("\tld.global.u8 %r1, [{name}+{i}];\n\tst.global.u8 [%rd14+{}], %r1;\n", at + i));
+        }
+        at += 32;
+    }
+    let text = module_text(&body, "", &module_level);
+    let out = run_text(&text, &[], 1).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    for (k, (decl, init, want)) in vars.iter().enumerate() {
+        assert_eq!(&out.buffers[0].data[32 * k..32 * k + want.len()], *want, "{decl} = {init}");
+    }
+}
+
+/// An address of a variable in an initializer is not modelled: reading it
+/// is reported as unsupported, not read as a wrong number.
+#[test]
+fn initializers_holding_variable_addresses_are_not_modelled() {
+    for init in ["generic(g_counter)", "g_counter", "generic(g_counter)+4", "0xFF(g_counter)"] {
+        let module_level = format!(".global .align 4 .u32 g_counter = 5;\n.global .align 8 .u64 g_ptr = {init};");
+        let text = module_text("\tld.global.u64 %rd1, [g_ptr];\n\tst.global.u64 [%rd14], %rd1;", "", &module_level);
+        match run_text(&text, &[], 1) {
+            Err(InterpError::Unsupported { opcode, .. }) => assert!(opcode.contains("g_ptr"), "{init}: {opcode}"),
+            other => panic!("{init}: {other:?}"),
+        }
+    }
+}
+
 fn expect_fault(body: &str, module_level: &str) {
     let text = module_text(body, "", module_level);
     match run_text(&text, &[], 1) {

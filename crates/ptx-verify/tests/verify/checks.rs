@@ -627,3 +627,57 @@ fn sweep_forms() {
          16: a texture or surface handle register takes no offset",
     );
 }
+
+/// A module parsed in batches: each batch holds only its own items, and the
+/// verifier learns what the rest of the source declares from the parser
+/// (`ptx_parse::SourceDeclarations`), by position, so a batch sees what an
+/// earlier batch declared and nothing declared after it, even when the
+/// parser has gone further (as it does when it runs ahead of verification).
+#[test]
+fn batches_see_what_earlier_batches_declare() {
+    let header = &HEADER[..HEADER.find(".visible").unwrap()];
+    let function = |name: &str, uses: &[&str]| {
+        let loads: String = uses.iter().map(|u| format!("ld.global.u32 %r1, [{u}];\n")).collect();
+        format!(".visible .entry {name}()\n{{\n.reg .b32 %r<2>;\n{loads}ret;\n}}\n\n")
+    };
+    let source: std::sync::Arc<str> = format!(
+        "{header}.global .align 4 .u32 early;\n{}{}.global .align 4 .u32 late;\n{}",
+        function("a", &["early"]),
+        function("b", &["early", "late"]),
+        function("c", &["early", "late"]),
+    )
+    .into();
+    let declarations = std::sync::Arc::new(ptx_parse::SourceDeclarations::default());
+    let mut batches = Vec::new();
+    assert!(ptx_parse::parse_in_batches(&source, 1, &declarations, |batch, _| {
+        batches.push(batch);
+        true
+    }));
+    assert!(batches.len() >= 3, "one batch per function");
+    let errors_of = |verifier: &ptx_verify::Verifier| -> Vec<String> {
+        let errors = batches.iter().flat_map(|batch| verifier.verify(batch).err().unwrap_or_default());
+        errors.map(|d| format!("{}: {}", line_of(&source, d.span.start), d.message)).collect()
+    };
+    let whole = ptx_verify::verify_module(&ptx_parse::parse(&source).unwrap()).unwrap_err();
+    let whole: Vec<String> =
+        whole.iter().map(|d| format!("{}: {}", line_of(&source, d.span.start), d.message)).collect();
+    assert_eq!(whole.len(), 1, "only b names 'late' before it is declared: {whole:?}");
+    assert!(whole[0].contains("late"), "{whole:?}");
+    let told = {
+        let declarations = declarations.clone();
+        ptx_verify::Verifier::with_declarations_before(move |name, at| declarations.declared_before(name, at))
+    };
+    assert_eq!(errors_of(&told), whole, "batches told what the source declares: as the whole module");
+    let untold = errors_of(&ptx_verify::Verifier::new());
+    assert!(untold.len() > whole.len() && untold.iter().any(|e| e.contains("'early'")), "{untold:?}");
+    // The same through `Verify` one function at a time.
+    for batch in &batches {
+        let declarations = declarations.clone();
+        let verify = ptx_verify::Verify::for_module(batch)
+            .with_declarations_before(move |name, at| declarations.declared_before(name, at));
+        for func in batch.functions.values().filter(|f| f.has_body()) {
+            let errors = ptx_verify::verify_function(func, &verify);
+            assert_eq!(errors.len(), usize::from(func.name == "b"), "{}: {errors:?}", func.name);
+        }
+    }
+}
