@@ -298,13 +298,9 @@ impl FunctionPass for CombineCvtPack {
         });
         if let Some(inst) = built.iter().find(|inst| !target.allows(func, inst)) {
             cx.count(GATED_OFF, 1);
-            let (major, minor) = target.version();
-            let sm = target.name().unwrap_or("no sm_ target we can judge");
             let needs = Target::need_of(func, inst).map_or_else(|| "more".to_string(), Target::describe_need);
-            cx.missed(
-                func.span,
-                format!("not run: cvt.pack.sat needs {needs}, the module has PTX {major}.{minor} and {sm}"),
-            );
+            let has = target.describe();
+            cx.missed(func.span, format!("not run: cvt.pack.sat needs {needs}, the module has {has}"));
             return Ok(false);
         }
         let roots: Vec<InstId> = func

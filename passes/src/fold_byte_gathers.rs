@@ -130,13 +130,13 @@ fn plan_for(values: &Values, root: InstId) -> Option<Plan> {
     let x = regs[0];
     let copy = !has_constant && prmt::is_identity_of_a(&picks);
     let new = if copy {
-        Inst::mov(ScalarType::B32, dst, x)
+        Inst::mov(ScalarType::B32, dst, x).build()
     } else {
         let y = match regs.get(1) {
             Some(&y) => Operand::Reg(y),
             None => Operand::imm(u64::from(u32::from_le_bytes(constants))),
         };
-        Inst::prmt(dst, x, y, prmt::generic_selector(&picks))
+        Inst::prmt(dst, x, y, Operand::imm(u64::from(prmt::generic_selector(&picks)))).build()
     };
     // Nothing to gain where the instruction already is that.
     let same = inst.opcode == new.opcode && inst.operands == new.operands && inst.modifiers == new.modifiers;

@@ -138,9 +138,9 @@ fn decide(values: &Values, id: InstId) -> Option<(Rewrite, Counter)> {
 
 fn build(dst: Operand, rewrite: Rewrite) -> Inst {
     match rewrite {
-        Rewrite::Constant(v) => Inst::mov(ScalarType::B32, dst, Operand::imm(u64::from(v))),
-        Rewrite::Copy(src) => Inst::mov(ScalarType::B32, dst, src),
-        Rewrite::Prmt { a, b, selector } => Inst::prmt(dst, a, b, selector),
+        Rewrite::Constant(v) => Inst::mov(ScalarType::B32, dst, Operand::imm(u64::from(v))).build(),
+        Rewrite::Copy(src) => Inst::mov(ScalarType::B32, dst, src).build(),
+        Rewrite::Prmt { a, b, selector } => Inst::prmt(dst, a, b, Operand::imm(u64::from(selector))).build(),
     }
 }
 

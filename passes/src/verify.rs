@@ -20,7 +20,7 @@ impl Pass for VerifyPass {
     }
 
     fn run(&self, module: &mut Module, _cx: &mut PassContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        ptx_verify::verify_module(module).map(|()| false)
+        ptx_verify::verify_module(module, &ptx_verify::Target::of(module)).map(|()| false)
     }
 }
 

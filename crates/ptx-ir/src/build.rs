@@ -1,6 +1,7 @@
-//! Builders for the instructions passes create, so a pass writes
-//! `Inst::mov(ScalarType::B32, dst, src)` instead of assembling modifier and
-//! operand vectors (and never spells a modifier word as a string).
+//! What the generated builders (`crate::family`: `Inst::mov(ScalarType::B32,
+//! dst, src)`, `Inst::atom(..)`, one per instruction family) leave to hand:
+//! operands from registers and immediates, `Inst::cvt` between two types
+//! and `Inst::cvt_pack_sat`, and the guard and span of a built instruction.
 //!
 //! A built instruction has no guard and a synthetic span; the rewriter
 //! (`ptx_pass::Rewriter`) gives it the guard and span of the instruction it
@@ -27,24 +28,10 @@ impl Operand {
 }
 
 impl Inst {
-    /// `mov.ty dst, src`
-    pub fn mov(ty: ScalarType, dst: impl Into<Operand>, src: impl Into<Operand>) -> Inst {
-        Inst::new(Opcode::Mov, vec![Modifier::Type(ty)], vec![dst.into(), src.into()])
-    }
-
     /// `cvt.dst_ty.src_ty dst, src` (no rounding or saturation: the integer
     /// widening and narrowing conversions).
     pub fn cvt(dst_ty: ScalarType, src_ty: ScalarType, dst: impl Into<Operand>, src: impl Into<Operand>) -> Inst {
         Inst::new(Opcode::Cvt, vec![Modifier::Type(dst_ty), Modifier::Type(src_ty)], vec![dst.into(), src.into()])
-    }
-
-    /// `prmt.b32 dst, a, b, selector` (the generic form, immediate selector).
-    pub fn prmt(dst: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>, selector: u32) -> Inst {
-        Inst::new(
-            Opcode::Prmt,
-            vec![Modifier::Type(ScalarType::B32)],
-            vec![dst.into(), a.into(), b.into(), Operand::imm(u64::from(selector))],
-        )
     }
 
     /// `cvt.pack.sat.convert_ty.s32 dst, a, b` or, with `c`,

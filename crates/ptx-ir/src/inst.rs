@@ -161,6 +161,23 @@ pub struct Address {
     pub unified: bool,
 }
 
+impl Address {
+    /// `[r+offset]` (`[r]` for offset 0).
+    pub fn reg(r: RegId, offset: i64) -> Address {
+        Address::of(AddrBase::Reg(r), offset)
+    }
+
+    /// `[symbol+offset]`: a variable, parameter or function named in the
+    /// function's interner (`func.names.intern("buf")`).
+    pub fn symbol(symbol: Name, offset: i64) -> Address {
+        Address::of(AddrBase::Symbol(symbol), offset)
+    }
+
+    fn of(base: AddrBase, offset: i64) -> Address {
+        Address { base, offset, explicit_zero: false, rest: Vec::new(), unified: false }
+    }
+}
+
 /// An instruction operand.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {

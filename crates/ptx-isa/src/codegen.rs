@@ -432,8 +432,10 @@ pub fn ir_families(isa: &Isa) -> String {
     s += "use crate::forms::FormView;\nuse crate::inst::{Address, Inst, Modifier, Operand};\nuse crate::opcodes::Opcode;\nuse crate::types::ScalarType;\nuse crate::Word;\n\n";
     s += "/// The word `w` as a modifier of `opcode`, and the type `t` as one.\n";
     s += "fn word(w: Word, opcode: Opcode) -> Modifier {\n    Modifier::of_word(w, opcode)\n}\n\n";
-    // Instructions with hand-written builders of the same name in `build.rs`.
-    let hand_built = ["mov", "cvt", "prmt"];
+    // `Inst::cvt(dst_ty, src_ty, ..)` is written in `build.rs`: the first form
+    // of cvt names one slot twice (`.itype.itype`), which a builder's `new`
+    // takes once; `CvtBuilder` is generated all the same.
+    let hand_built = ["cvt"];
     for (i, o) in isa.opcodes.iter().enumerate() {
         let forms = isa.forms_of(i as u16);
         if forms.is_empty() {

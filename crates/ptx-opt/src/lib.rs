@@ -541,6 +541,7 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
             verify_each: options.verify_each,
             print_after: options.print_after.clone(),
             print_after_all: options.print_after_all,
+            target: options.target.clone(),
         },
     );
     let run = || {
@@ -576,7 +577,7 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
 /// The verifier on a module whose passes gated on [`Options::target`]: its
 /// errors are what the header as written does not allow.
 fn check_against_header(module: &Module) -> Result<(), Vec<Diagnostic>> {
-    ptx_verify::verify_module(module)
+    ptx_verify::verify_module(module, &ptx_verify::Target::of(module))
 }
 
 fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Error> {
@@ -588,13 +589,6 @@ fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Erro
         let pass: Box<dyn Pass> = match spec {
             PassSpec::Object(pass) => Box::new(SharedPass(pass.clone())),
             PassSpec::Named(step) => pipeline::create_named(step)?,
-        };
-        // The verifier checks against the header as written (ptxas reads it).
-        let pass = match &options.target {
-            Some(target) if pass.name() != "verify" => {
-                Box::new(pipeline::Retargeted { inner: pass, target: target.clone() })
-            }
-            _ => pass,
         };
         passes.push(pass);
     }
@@ -736,7 +730,11 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
     let manager = ptx_pass::PassManager::new(
         passes,
         Some(verifier.clone()),
-        ptx_pass::PassManagerOptions { verify_input: !options.skip_verify, ..Default::default() },
+        ptx_pass::PassManagerOptions {
+            verify_input: !options.skip_verify,
+            target: options.target.clone(),
+            ..Default::default()
+        },
     );
     // Called from a worker of the global pool (a caller's own parallel
     // loop), parsing would wait on that worker for processing the pool may
@@ -747,21 +745,26 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
         let mut run = PassRun::default();
         // Verifies, optimizes and prints one batch; false on any error (the
         // whole-module run then reports it, in pass order).
-        let mut process = |batch: &mut Module, range: std::ops::Range<usize>| match manager.run(batch) {
-            // Passes that gated on another target than the header's: what
-            // they wrote must be allowed by the header (as in the whole run).
-            Ok(batch_run)
-                if options.target.is_some()
-                    && batch_run.passes.iter().any(|p| p.changed)
-                    && verifier.verify(batch).is_err() =>
-            {
-                false
+        let mut process = |batch: &mut Module, range: std::ops::Range<usize>| {
+            if retargets_in_a_body(batch) {
+                return false;
             }
-            Ok(batch_run) => {
-                run.absorb(batch_run);
-                ptx_ir::print::write_module_range(batch, range, &mut ptx)
+            match manager.run(batch) {
+                // Passes that gated on another target than the header's: what
+                // they wrote must be allowed by the header (as in the whole run).
+                Ok(batch_run)
+                    if options.target.is_some()
+                        && batch_run.passes.iter().any(|p| p.changed)
+                        && verifier.verify(batch).is_err() =>
+                {
+                    false
+                }
+                Ok(batch_run) => {
+                    run.absorb(batch_run);
+                    ptx_ir::print::write_module_range(batch, range, &mut ptx)
+                }
+                Err(_) => false,
             }
-            Err(_) => false,
         };
         let completed = if rayon::current_num_threads() > 1 && !inside_global_pool {
             parse_beside_processing(source, batch_bytes, &declarations, &mut process)
@@ -772,6 +775,14 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
         };
         Ok(completed.then_some((ptx, run)))
     })
+}
+
+/// True if a function of `batch` has a `.target` directive in its body:
+/// ptxas reads it as the target of the rest of the file, which the batches
+/// after this one would not know, so such a module runs whole.
+fn retargets_in_a_body(batch: &Module) -> bool {
+    let directives = batch.functions.values().flat_map(|f| f.body().unwrap_or(&[]));
+    directives.into_iter().any(|stmt| matches!(stmt, ptx_ir::Stmt::Raw(d) if d.name == "target"))
 }
 
 /// [`ptx_parse::parse_in_batches`] with the parsing of the next batches on

@@ -8,8 +8,7 @@
 //! ignored, and so are empty steps.
 
 use crate::{Error, ErrorKind, PassSpec, MAX_LEVEL};
-use ptx_ir::{Diagnostic, Module};
-use ptx_pass::{Pass, PassContext};
+use ptx_pass::Pass;
 
 /// The steps of a pipeline text, each a registered pass (with its options
 /// as written), `default<ON>` expanded; [`ErrorKind::InvalidPipeline`] names
@@ -123,14 +122,10 @@ pub(crate) fn create_named(step: &str) -> Result<Box<dyn Pass>, Error> {
     }
 }
 
-/// Checks a target name given to [`crate::Options::target`]: `sm_` and a
-/// number, optionally followed by `a` or `f` (`sm_80`, `sm_90a`, `sm_100f`).
+/// Checks a target name given to [`crate::Options::target`]
+/// ([`ptx_verify::Target::is_sm_name`]).
 pub(crate) fn check_target(target: &str) -> Result<(), Error> {
-    let valid = target
-        .strip_prefix("sm_")
-        .map(|rest| rest.strip_suffix(['a', 'f']).unwrap_or(rest))
-        .is_some_and(|digits| (2..=3).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()));
-    if valid {
+    if ptx_verify::Target::is_sm_name(target) {
         Ok(())
     } else {
         Err(Error { kind: ErrorKind::InvalidTarget(target.to_string()), diagnostics: Vec::new() })
@@ -146,65 +141,46 @@ pub(crate) fn set_sm_target(entries: &mut Vec<String>, target: &str) {
     }
 }
 
-/// A pass that sees `target` as the module's `.target` while it runs (what
-/// [`crate::Options::target`] asks); the module's header is as it was
-/// afterwards.
-pub(crate) struct Retargeted {
-    pub(crate) inner: Box<dyn Pass>,
-    pub(crate) target: String,
-}
-
-impl Pass for Retargeted {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-    fn preserves(&self) -> ptx_pass::Preserves {
-        self.inner.preserves()
-    }
-    fn run(&self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        let written = module.target.clone();
-        set_sm_target(&mut module.target, &self.target);
-        let result = self.inner.run(module, cx);
-        module.target = written;
-        result
-    }
-    fn invalidates_analyses(&self) -> bool {
-        self.inner.invalidates_analyses()
-    }
-    fn function_local(&self) -> bool {
-        self.inner.function_local()
-    }
-}
-
-/// `text` (a module printed from its source) with its `.target` line
-/// saying `entries`, when the line says something else; None when it says
+/// `text` (a module printed from its source) with its header's `.target`
+/// lines saying `entries`, when the last of them (ptxas accepts the line
+/// repeated; the last counts) says something else; None when it says
 /// `entries` already or the header is not plain (`.version`, `.target`,
-/// with blank lines and `//` comments before them).
+/// with blank lines and `//` comments between them). `.target` directives
+/// inside function bodies stay as written.
 pub(crate) fn retarget_text(text: &str, entries: &[String]) -> Option<String> {
+    // The header's `.target` lines: (offset, line).
+    let mut targets: Vec<(usize, &str)> = Vec::new();
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
+        let directive = line.trim_start().split("//").next().unwrap_or("").trim_end();
+        if directive.strip_prefix(".target").is_some_and(|r| r.starts_with([' ', '\t'])) {
+            targets.push((offset, line));
+        } else if !(directive.is_empty() || (directive.starts_with(".version") && targets.is_empty())) {
+            break;
+        }
+        offset += line.len();
+    }
+    let says = |line: &str| {
+        let written = line.trim_start().split("//").next().unwrap_or("").trim_end();
+        let written = written.trim_start_matches(".target");
+        written.split(',').map(str::trim).eq(entries.iter().map(String::as_str))
+    };
+    if targets.last().is_none_or(|(_, line)| says(line)) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 16 * targets.len());
+    let mut copied = 0;
+    for (at, line) in targets {
+        out.push_str(&text[copied..at]);
         let trimmed = line.trim_start();
-        let directive = trimmed.split("//").next().unwrap_or("").trim_end();
-        if directive.is_empty() || directive.starts_with(".version") {
-            offset += line.len();
-            continue;
-        }
-        let written = directive.strip_prefix(".target").filter(|r| r.starts_with([' ', '\t']))?;
-        if written.split(',').map(str::trim).eq(entries.iter().map(String::as_str)) {
-            return None;
-        }
-        let indent = &line[..line.len() - trimmed.len()];
-        let ending = &line[line.trim_end_matches(['\r', '\n']).len()..];
-        let mut out = String::with_capacity(text.len() + 16);
-        out.push_str(&text[..offset]);
-        out.push_str(indent);
+        out.push_str(&line[..line.len() - trimmed.len()]);
         out.push_str(".target ");
         out.push_str(&entries.join(", "));
-        out.push_str(ending);
-        out.push_str(&text[offset + line.len()..]);
-        return Some(out);
+        out.push_str(&line[line.trim_end_matches(['\r', '\n']).len()..]);
+        copied = at + line.len();
     }
-    None
+    out.push_str(&text[copied..]);
+    Some(out)
 }
 
 #[cfg(test)]
@@ -244,5 +220,13 @@ mod tests {
         );
         assert_eq!(retarget_text(&text.replace("sm_70", "sm_90"), &entries), None);
         assert_eq!(retarget_text(".version 8.0\n.visible .entry k()\n.target x\n", &entries), None);
+        // ptxas reads the last of repeated .target lines: every one says it.
+        let repeated =
+            ".version 8.0\n.target sm_70\n.target sm_75\n.address_size 64\n.entry k()\n{\n.target sm_75\n}\n";
+        assert_eq!(retarget_text(&repeated.replace("sm_75\n.a", "sm_90, debug\n.a"), &entries), None);
+        assert_eq!(
+            retarget_text(repeated, &entries).unwrap(),
+            ".version 8.0\n.target sm_90, debug\n.target sm_90, debug\n.address_size 64\n.entry k()\n{\n.target sm_75\n}\n"
+        );
     }
 }

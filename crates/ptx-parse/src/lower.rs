@@ -6,8 +6,8 @@ use pest::iterators::Pair;
 use ptx_ir::{
     AddrBase, Address, DeclWord, Diagnostic, FloatImm, FloatLit, Function, FunctionKind, Guard, InitValue, Initializer,
     Inst, InstId, IntImm, IntLit, LabelData, LabelId, Modifier, Modifiers, Module, ModuleItem, Name, Opcode, Operand,
-    Operands, RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegType, ScalarType, Span, StateSpace, Stmt, Variable,
-    Word,
+    Operands, RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegType, ScalarType, Span, StateSpace, Stmt,
+    Variable, Word,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -168,7 +168,7 @@ fn lower_item(pair: Pair<'_, Rule>, base: usize, keep: bool, module: &mut Module
                     _ => errors.push(Diagnostic::new(span, format!("version number '{text}' is too large"))),
                 }
             }
-            Rule::target => {
+            Rule::target | Rule::target_again => {
                 module.target = pair.into_inner().map(|p| p.as_str().to_string()).collect();
             }
             Rule::address_size => {
@@ -210,9 +210,13 @@ fn lower_item(pair: Pair<'_, Rule>, base: usize, keep: bool, module: &mut Module
 
 /// A directive kept verbatim: the matched text without a trailing `;`.
 fn raw(pair: &Pair<'_, Rule>, base: usize, name: &str, semicolon: bool) -> RawDirective {
-    let text = pair.as_str().trim_end();
-    let text = if semicolon { text.trim_end_matches(';').trim_end() } else { text };
-    RawDirective { name: name.to_string(), text: text.to_string(), semicolon, span: span_of(pair, base) }
+    let written = pair.as_str().trim_end();
+    let text = if semicolon { written.trim_end_matches(';').trim_end() } else { written };
+    // The span ends where the directive does, not after the whitespace the
+    // grammar looked past for more of it.
+    let span = span_of(pair, base);
+    let span = Span::new(span.start as usize, span.start as usize + written.len());
+    RawDirective { name: name.to_string(), text: text.to_string(), semicolon, span }
 }
 
 fn lower_section(pair: Pair<'_, Rule>, base: usize) -> RawDirective {
@@ -712,6 +716,7 @@ impl<'i> FunctionLowering<'i> {
                         Rule::pragma => ("pragma", true),
                         Rule::callprototype => ("callprototype", true),
                         Rule::branchtargets => ("branchtargets", true),
+                        Rule::body_target => ("target", false),
                         _ => ("calltargets", true),
                     };
                     let mut directive = raw(&d, self.base, name, semicolon);

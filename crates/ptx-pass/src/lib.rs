@@ -120,6 +120,9 @@ pub struct PassContext<'a> {
     pub stats: PassStats,
     /// Cached analyses (shared with the passes before and after).
     pub analyses: &'a mut Analyses,
+    /// The module's header as passes see it: the target they gate on
+    /// (the header's, or the one [`PassManagerOptions::target`] names).
+    pub module: &'a ModuleInfo,
 }
 
 /// Per-function context handed to a function pass.
@@ -294,7 +297,7 @@ pub fn run_function_pass<P: FunctionPass + ?Sized>(
     cx: &mut PassContext<'_>,
 ) -> Result<bool, Vec<Diagnostic>> {
     use rayon::prelude::*;
-    let info = ModuleInfo::of(module);
+    let info = cx.module;
     let name = pass.name();
     let keep = pass.preserves().keep();
     cx.analyses.fit(module);
@@ -308,7 +311,7 @@ pub fn run_function_pass<P: FunctionPass + ?Sized>(
             if !func.has_body() {
                 return (Ok(false), BTreeMap::new(), Vec::new(), Vec::new());
             }
-            let mut fcx = FunctionContext::new(&info, analyses, name, &func.name);
+            let mut fcx = FunctionContext::new(info, analyses, name, &func.name);
             let result = pass.run_on_function(func, &mut fcx);
             let missed = fcx.take_missed();
             let (counters, remarks) = fcx.finish();

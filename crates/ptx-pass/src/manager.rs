@@ -1,8 +1,8 @@
 //! Running a pipeline of passes.
 
-use crate::{Analyses, Pass, PassContext, PassStats};
+use crate::{Analyses, ModuleInfo, Pass, PassContext, PassStats};
 use ptx_ir::{Diagnostic, Module};
-use ptx_verify::Verifier;
+use ptx_verify::{Target, Verifier};
 use std::time::{Duration, Instant};
 
 /// Switches users of `opt` / `wasm-opt` expect.
@@ -19,6 +19,11 @@ pub struct PassManagerOptions {
     pub print_after: Vec<String>,
     /// Print the module after every pass.
     pub print_after_all: bool,
+    /// The `sm_` target (`sm_90a`) passes gate on instead of the header's,
+    /// with the module's `.version` (ptx-opt's `--target`): what they ask
+    /// of [`ModuleInfo::target`]. The verifier still checks the module
+    /// against its header, which is what ptxas reads.
+    pub target: Option<String>,
 }
 
 /// The module as text after a pass (for `--print-after`).
@@ -126,9 +131,13 @@ impl PassManager {
                     .map_err(|diagnostics| PipelineError { kind: PipelineErrorKind::InvalidInput, diagnostics })?;
             }
         }
+        let info = match &self.options.target {
+            Some(sm) => ModuleInfo { target: Target::retargeted(module, sm), address_size: module.address_size },
+            None => ModuleInfo::of(module),
+        };
         for pass in &self.passes {
             let name = pass.name();
-            let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses };
+            let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses, module: &info };
             let start = Instant::now();
             let changed = pass
                 .run(module, &mut cx)

@@ -98,9 +98,9 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
     }
 
     /// Replaces instruction `id` by `new`, which takes `id`'s guard and span.
-    pub fn replace(&mut self, id: InstId, new: Inst) {
+    pub fn replace(&mut self, id: InstId, new: impl Into<Inst>) {
         let old = &self.func.insts[id];
-        let new = new.with_guard(old.guard).with_span(old.span);
+        let new = new.into().with_guard(old.guard).with_span(old.span);
         let old = std::mem::replace(&mut self.func.insts[id], new);
         self.undo.push((id, old));
         self.changed = true;
@@ -116,8 +116,8 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
 
     /// Inserts `inst` just before `anchor` (after anything already inserted
     /// there), under `anchor`'s guard and at its span.
-    pub fn insert_before(&mut self, anchor: InstId, inst: Inst) -> InstId {
-        let inst = self.like(anchor, inst);
+    pub fn insert_before(&mut self, anchor: InstId, inst: impl Into<Inst>) -> InstId {
+        let inst = self.like(anchor, inst.into());
         let id = self.edits.insert_before(self.func, anchor, inst);
         self.inserted.push(id);
         self.changed = true;
@@ -126,8 +126,8 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
 
     /// Inserts `inst` just after `anchor` (after anything already inserted
     /// there), under `anchor`'s guard and at its span.
-    pub fn insert_after(&mut self, anchor: InstId, inst: Inst) -> InstId {
-        let inst = self.like(anchor, inst);
+    pub fn insert_after(&mut self, anchor: InstId, inst: impl Into<Inst>) -> InstId {
+        let inst = self.like(anchor, inst.into());
         let id = self.edits.insert_after(self.func, anchor, inst);
         self.inserted.push(id);
         self.changed = true;

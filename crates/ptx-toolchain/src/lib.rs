@@ -425,10 +425,13 @@ fn install_package(dir: &Path, pkg: &Package) -> Result<(), ToolchainError> {
     Ok(())
 }
 
-/// Reads the first `sm_XX` entry of the PTX module's `.target` directive, e.g. `"sm_80"` for
-/// `.target sm_80, debug` and `"sm_90a"` for `.target sm_90a`. Returns `None` if there is no
-/// `.target` directive or it names no `sm_` target. `//` comments are ignored.
+/// The architecture to compile a PTX module for: the `sm_XX` entry of its `.target` directive,
+/// e.g. `"sm_80"` for `.target sm_80, debug` and `"sm_90a"` for `.target sm_90a`; of several
+/// directives (ptxas accepts `.target` repeated, and inside function bodies, and refuses an
+/// architecture below any of them) the highest. Returns `None` if there is no `.target`
+/// directive or it names no `sm_` target. `//` comments are ignored.
 pub fn target_of(ptx: &str) -> Option<String> {
+    let mut highest: Option<&str> = None;
     for line in ptx.lines() {
         let line = line.split("//").next().unwrap_or("").trim_start();
         let Some(rest) = line.strip_prefix(".target") else {
@@ -437,13 +440,14 @@ pub fn target_of(ptx: &str) -> Option<String> {
         if !rest.starts_with(|c: char| c.is_whitespace()) {
             continue;
         }
-        return rest
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .map(|t| t.trim_end_matches(';'))
-            .find(|t| t.starts_with("sm_"))
-            .map(str::to_owned);
+        let sm = rest.split(|c: char| c == ',' || c.is_whitespace()).map(|t| t.trim_end_matches(';'));
+        if let Some(sm) = sm.into_iter().find(|t| t.starts_with("sm_")) {
+            if highest.is_none_or(|h| sm_number(sm) > sm_number(h)) {
+                highest = Some(sm);
+            }
+        }
     }
-    None
+    highest.map(str::to_owned)
 }
 
 /// The numeric architecture of a target such as `sm_90a` (→ 90) or `compute_70` (→ 70).

@@ -98,8 +98,9 @@ impl Verifier {
         Verifier { declared_before: Some(DeclaredBefore(Arc::new(declared_before))) }
     }
 
-    /// Checks `module` ([`verify_module`]), a batch with what the rest of the
-    /// source declares.
+    /// Checks `module` against its own header, as ptxas reads it
+    /// ([`verify_module`] with [`Target::of`]); for a batch, with what the
+    /// rest of the source declares.
     pub fn verify(&self, module: &Module) -> Result<(), Vec<Diagnostic>> {
         let mut verify = Verify::for_module(module);
         verify.module_scope.declared_in_source = self.declared_before.clone();
@@ -126,12 +127,14 @@ impl std::fmt::Debug for DeclaredBefore {
     }
 }
 
-/// Checks a whole module: its header and module-scope declarations, then
-/// every function with a body, in parallel (on the current rayon pool).
-/// Every error found, in source order (the module's, then each function's
-/// in function order).
-pub fn verify_module(module: &Module) -> Result<(), Vec<Diagnostic>> {
-    verify_with(module, &Verify::for_module(module))
+/// Checks a whole module for `target`: its header and module-scope
+/// declarations, then every function with a body, in parallel (on the
+/// current rayon pool), each instruction against the forms of the
+/// description and what `target` allows. `Target::of(module)` is the
+/// module's own header, what ptxas reads. Every error found, in source
+/// order (the module's, then each function's in function order).
+pub fn verify_module(module: &Module, target: &Target) -> Result<(), Vec<Diagnostic>> {
+    verify_with(module, &Verify::for_module(module).with_target(target.clone()))
 }
 
 fn verify_with(module: &Module, verify: &Verify) -> Result<(), Vec<Diagnostic>> {
@@ -197,6 +200,12 @@ impl Verify {
             target,
             every_instruction: false,
         }
+    }
+
+    /// This verifier, checking instructions against what `target` allows
+    /// instead of the module's header.
+    pub fn with_target(self, target: Target) -> Verify {
+        Verify { target, ..self }
     }
 
     /// This verifier, checking forms against `isa` instead of the generated
@@ -278,7 +287,20 @@ pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
     // an instruction needs.
     let mut clean = (as_parsed && !module.every_instruction).then(|| shape::CleanShapes::new(func));
     for stmt in body {
-        let Stmt::Inst(id) = stmt else { continue };
+        let id = match stmt {
+            Stmt::Inst(id) => id,
+            // ptxas reads the target anew from here on: a shape clean
+            // before may not be after.
+            Stmt::Raw(directive) if directive.name == "target" => {
+                let entries = target::body_target_entries(directive);
+                v.errors.extend(target::check_entries(module.target.version(), &entries, directive.span));
+                if clean.is_some() {
+                    clean = Some(shape::CleanShapes::new(func));
+                }
+                continue;
+            }
+            _ => continue,
+        };
         let Some(inst) = func.insts.get(*id) else { continue };
         let Some(clean) = clean.as_mut() else {
             v.inst(inst);

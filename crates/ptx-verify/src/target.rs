@@ -24,7 +24,7 @@
 //! Otherwise a look-up by opcode; nothing is allocated unless an error is
 //! reported.
 
-use ptx_ir::{Diagnostic, Function, Inst, Modifier, Module, Opcode, Operand, Span};
+use ptx_ir::{Diagnostic, Function, Inst, Modifier, Module, Opcode, Operand, RawDirective, Span, Stmt};
 use ptx_isa::model::{Forbid, Need, TargetInfo};
 use ptx_isa::ISA;
 use rustc_hash::FxHashMap;
@@ -131,6 +131,9 @@ pub struct Target {
     failing_specials: Vec<Failing>,
     /// The forbidden forms that apply to this header.
     forbidden: Vec<&'static Forbid>,
+    /// The `.target` directives of function bodies, by source offset: ptxas
+    /// reads each as the target from there on, to the end of the file.
+    later: Vec<(u32, Target)>,
 }
 
 /// A need of the table a target does not meet, and how.
@@ -152,19 +155,36 @@ struct Failing {
 }
 
 impl Target {
-    /// The target a module's header declares.
+    /// The target a module declares: its header's, and the `.target`
+    /// directives inside function bodies, each in effect from its line on
+    /// (ptxas 13.5 accepts them).
     pub fn of(module: &Module) -> Target {
-        let mut sm_targets = module.target.iter().filter(|t| t.starts_with("sm_"));
-        match (sm_targets.next(), sm_targets.next()) {
-            (Some(sm), None) => Target::new(module.version, sm),
-            _ => Target { version: module.version, forbidden: forbidden_on(module.version, None), ..Target::default() },
-        }
+        Target { later: later_targets(module), ..Target::of_entries(module.version, &module.target) }
     }
 
     /// The target `module` is written for, seen as `sm` (`--target`): its
-    /// own `.version` with another `sm_` target.
+    /// own `.version` with another `sm_` target in the header (`.target`
+    /// directives in function bodies still count from their lines on).
     pub fn retargeted(module: &Module, sm: &str) -> Target {
-        Target::new(module.version, sm)
+        Target { later: later_targets(module), ..Target::new(module.version, sm) }
+    }
+
+    /// The target of a `.target` directive's entries (`sm_90a`, `debug`):
+    /// one the table can judge only if exactly one entry is an `sm_` target.
+    fn of_entries<S: AsRef<str>>(version: (u32, u32), entries: &[S]) -> Target {
+        let mut sm_targets = entries.iter().map(AsRef::as_ref).filter(|t| t.starts_with("sm_"));
+        match (sm_targets.next(), sm_targets.next()) {
+            (Some(sm), None) => Target::new(version, sm),
+            _ => Target { version, forbidden: forbidden_on(version, None), ..Target::default() },
+        }
+    }
+
+    /// The target in effect at byte offset `at` of the source.
+    fn at(&self, at: u32) -> &Target {
+        match self.later.partition_point(|(offset, _)| *offset <= at) {
+            0 => self,
+            i => &self.later[i - 1].1,
+        }
     }
 
     /// `.version` `version` and `.target` `sm` (`sm_90a`).
@@ -200,6 +220,28 @@ impl Target {
         target
     }
 
+    /// True if `name` is written as an `sm_` target: `sm_` and two or three
+    /// digits, optionally `a` or `f` (`sm_80`, `sm_90a`, `sm_100f`). Whether
+    /// the table knows it is [`Target::name`]'s question.
+    pub fn is_sm_name(name: &str) -> bool {
+        name.strip_prefix("sm_")
+            .map(|rest| rest.strip_suffix(['a', 'f']).unwrap_or(rest))
+            .is_some_and(|digits| (2..=3).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()))
+    }
+
+    /// The target as a pass says it: `PTX 8.0 and sm_90`, and the targets of
+    /// `.target` directives in function bodies (`PTX 8.0 and sm_90, then
+    /// sm_70 from a .target in a function body`).
+    pub fn describe(&self) -> String {
+        let name = |t: &Target| t.name().unwrap_or("no sm_ target the table can judge");
+        let (major, minor) = self.version;
+        let mut text = format!("PTX {major}.{minor} and {}", name(self));
+        for (_, later) in &self.later {
+            text.push_str(&format!(", then {} from a .target in a function body", name(later)));
+        }
+        text
+    }
+
     /// `.version` (major, minor).
     pub fn version(&self) -> (u32, u32) {
         self.version
@@ -218,6 +260,10 @@ impl Target {
     /// The rule of the table that forbids `inst` (of `func`) on this target,
     /// if one does: a form the ISA describes that ptxas rejects here.
     pub fn forbids(&self, func: &Function, inst: &Inst) -> Option<&'static Forbid> {
+        self.at(inst.span.start).forbids_here(func, inst)
+    }
+
+    fn forbids_here(&self, func: &Function, inst: &Inst) -> Option<&'static Forbid> {
         if self.forbidden.is_empty() {
             return None;
         }
@@ -228,8 +274,13 @@ impl Target {
             .find(|f| f.opcode == opcode && f.with.iter().all(|m| has_modifier(func, inst, m)))
     }
 
-    /// What `inst` (of `func`) needs that this target lacks, if anything.
+    /// What `inst` (of `func`) needs that this target lacks, if anything:
+    /// the target in effect where `inst` is in the source.
     pub fn needs(&self, func: &Function, inst: &Inst) -> Option<Unmet> {
+        self.at(inst.span.start).needs_here(func, inst)
+    }
+
+    fn needs_here(&self, func: &Function, inst: &Inst) -> Option<Unmet> {
         if self.failing.is_empty() && self.failing_specials.is_empty() {
             return None;
         }
@@ -263,12 +314,15 @@ impl Target {
     }
 
     /// True if this target certainly allows `inst` (of `func`): the table
-    /// judges the target and nothing `inst` needs is missing. What a pass
-    /// asks before it writes an instruction (a target the table cannot
-    /// judge allows nothing new; the verifier, which must not reject what
-    /// it cannot judge, asks [`Target::needs`]).
+    /// judges the target and nothing `inst` needs is missing, wherever it
+    /// is written (under the header's target and under every `.target` of a
+    /// function body). What a pass asks before it writes an instruction (a
+    /// target the table cannot judge allows nothing new; the verifier, which
+    /// must not reject what it cannot judge, asks [`Target::needs`]).
     pub fn allows(&self, func: &Function, inst: &Inst) -> bool {
-        self.judged && self.needs(func, inst).is_none() && self.forbids(func, inst).is_none()
+        let allows_here =
+            |t: &Target| t.judged && t.needs_here(func, inst).is_none() && t.forbids_here(func, inst).is_none();
+        allows_here(self) && self.later.iter().all(|(_, t)| allows_here(t))
     }
 
     /// The need of the table that `inst` (of `func`) falls under, whatever the
@@ -312,14 +366,39 @@ impl Target {
         }
     }
 
-    /// What `inst` needs that the module's header lacks, or why ptxas
-    /// rejects it on this target, as a message.
+    /// What `inst` needs that the target in effect where it is written
+    /// lacks, or why ptxas rejects it there, as a message.
     pub(crate) fn check_inst(&self, func: &Function, inst: &Inst) -> Option<String> {
-        if let Some(f) = self.forbids(func, inst) {
+        let here = self.at(inst.span.start);
+        if let Some(f) = here.forbids_here(func, inst) {
             return Some(f.reason.to_string());
         }
-        self.needs(func, inst).map(|u| self.message(&u))
+        here.needs_here(func, inst).map(|u| here.message(&u))
     }
+}
+
+/// The `.target` directives of function bodies with their targets, in
+/// source order.
+fn later_targets(module: &Module) -> Vec<(u32, Target)> {
+    let mut later: Vec<(u32, Target)> = module
+        .functions
+        .values()
+        .flat_map(|func| func.body().unwrap_or(&[]))
+        .filter_map(|stmt| match stmt {
+            Stmt::Raw(d) if d.name == "target" => {
+                Some((d.span.start, Target::of_entries(module.version, &body_target_entries(d))))
+            }
+            _ => None,
+        })
+        .collect();
+    later.sort_by_key(|(offset, _)| *offset);
+    later
+}
+
+/// The entries of a `.target` directive of a function body.
+pub(crate) fn body_target_entries(directive: &RawDirective) -> Vec<&str> {
+    let list = directive.text.trim_start_matches(".target");
+    list.split(',').map(str::trim).filter(|e| !e.is_empty()).collect()
 }
 
 fn visit_specials(op: &Operand, f: &mut impl FnMut(ptx_ir::Name)) {
@@ -365,7 +444,30 @@ pub(crate) fn check_header(module: &Module) -> Vec<Diagnostic> {
         let msg = format!("Unsupported .version {major}.{minor}; ptxas 13.5 supports .version {}", version_ranges());
         errors.push(Diagnostic::new(directive_span(module, ".version"), msg));
     }
-    for target in &module.target {
+    for (span, entries) in header_targets(module) {
+        errors.extend(check_entries(module.version, &entries, span));
+    }
+    if let Some(bits) = module.address_size.filter(|b| !matches!(b, 32 | 64)) {
+        let msg = format!("Illegal value {bits} for .address_size directive (must be 32 or 64)");
+        errors.push(Diagnostic::new(directive_span(module, ".address_size"), msg));
+    }
+    if module.address_size == Some(32) {
+        // ptxas 12.9 and 13.5: "32-Bit compilation is no longer supported".
+        let msg = ".address_size 32: 32-bit compilation is no longer supported by ptxas".to_string();
+        errors.push(Diagnostic::new(directive_span(module, ".address_size"), msg));
+    }
+    errors
+}
+
+/// Checks the entries of a `.target` directive (the header's, or one in a
+/// function body at `span`): each must be a target or word ptxas knows, and
+/// a target the module's `.version` supports.
+pub(crate) fn check_entries<S: AsRef<str>>(version: (u32, u32), entries: &[S], span: Span) -> Vec<Diagnostic> {
+    let (major, minor) = version;
+    let version = version_number(version);
+    let version_known = ISA.versions.contains(&version);
+    let mut errors = Vec::new();
+    for target in entries.iter().map(AsRef::as_ref) {
         let msg = match header_target_info(target) {
             HeaderTarget::Word => continue,
             HeaderTarget::Unsupported => format!("Unsupported .target '{target}'"),
@@ -376,16 +478,7 @@ pub(crate) fn check_header(module: &Module) -> Vec<Diagnostic> {
             ),
             HeaderTarget::Known(_) => continue,
         };
-        errors.push(Diagnostic::new(directive_span(module, ".target"), msg));
-    }
-    if let Some(bits) = module.address_size.filter(|b| !matches!(b, 32 | 64)) {
-        let msg = format!("Illegal value {bits} for .address_size directive (must be 32 or 64)");
-        errors.push(Diagnostic::new(directive_span(module, ".address_size"), msg));
-    }
-    if module.address_size == Some(32) {
-        // ptxas 12.9 and 13.5: "32-Bit compilation is no longer supported".
-        let msg = ".address_size 32: 32-bit compilation is no longer supported by ptxas".to_string();
-        errors.push(Diagnostic::new(directive_span(module, ".address_size"), msg));
+        errors.push(Diagnostic::new(span, msg));
     }
     errors
 }
@@ -413,7 +506,36 @@ fn version_ranges() -> String {
 /// in the module's source before the first `{`; a synthetic span if the
 /// module has no source (it was changed) or the directive is not there.
 fn directive_span(module: &Module, name: &str) -> Span {
-    let Some(source) = module.source.as_deref() else { return Span::default() };
+    directive_spans(module, name).first().copied().unwrap_or_default()
+}
+
+/// The header's `.target` directives, each with the span of its line and
+/// its entries: every one written in the source (ptxas checks each, and
+/// reads the last), or the module's own if it has no source.
+fn header_targets(module: &Module) -> Vec<(Span, Vec<&str>)> {
+    let written: Vec<(Span, Vec<&str>)> = match module.source.as_deref() {
+        Some(source) => directive_spans(module, ".target")
+            .into_iter()
+            .map(|span| {
+                let line = &source[span.start as usize..span.end as usize];
+                let list = line.split("//").next().unwrap_or("").trim_start_matches(".target");
+                (span, list.split(',').map(str::trim).filter(|e| !e.is_empty()).collect())
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    if written.is_empty() {
+        vec![(Span::default(), module.target.iter().map(String::as_str).collect())]
+    } else {
+        written
+    }
+}
+
+/// The spans of the header directives `name`, in source order (see
+/// [`directive_span`]).
+fn directive_spans(module: &Module, name: &str) -> Vec<Span> {
+    let mut spans = Vec::new();
+    let Some(source) = module.source.as_deref() else { return spans };
     let bytes = source.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -425,15 +547,16 @@ fn directive_span(module: &Module, name: &str) -> Span {
         } else if rest.starts_with(name)
             && !rest[name.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
         {
-            let end = rest.find(['\n', ';']).unwrap_or(rest.len());
-            return Span::new(i, i + end.max(name.len()));
+            let end = rest.find(['\n', ';']).unwrap_or(rest.len()).max(name.len());
+            spans.push(Span::new(i, i + end));
+            i += end;
         } else if bytes[i] == b'{' {
             break;
         } else {
             i += rest.chars().next().map_or(1, char::len_utf8);
         }
     }
-    Span::default()
+    spans
 }
 
 #[cfg(test)]
@@ -601,5 +724,72 @@ mod tests {
         ] {
             assert_eq!(header_errors(header), Vec::<String>::new(), "{header}");
         }
+    }
+
+    /// `.target` repeated in the header and inside function bodies, as
+    /// ptxas 13.5 reads it (`-arch=sm_90`, each case probed): the last of
+    /// the header counts, one in a body counts from its line to the end of
+    /// the file, and every one must be a target the `.version` supports.
+    #[test]
+    fn repeated_and_body_targets_count_from_their_line() {
+        const PACK: &str = "cvt.pack.sat.s8.s32.b32 %r1, %r2, %r2, %r2;";
+        let errors = |header: &str, first_body: &str, second_body: &str| -> Vec<String> {
+            let source = format!(
+                ".version {header}\n.address_size 64\n.visible .entry k1()\n{{\n.reg .b32 %r<3>;\n{first_body}\nret;\n}}\n\
+                 .visible .entry k2()\n{{\n.reg .b32 %r<3>;\n{second_body}\nret;\n}}\n"
+            );
+            let module = ptx_parse::parse(&source).unwrap_or_else(|e| panic!("does not parse: {e:?}\n{source}"));
+            let found = crate::verify_module(&module, &Target::of(&module)).err().unwrap_or_default();
+            found
+                .iter()
+                .map(|d| format!("{}: {}", &source[d.span.start as usize..d.span.end as usize], d.message))
+                .collect()
+        };
+        let pack_needs_sm72 = "requires .target sm_72 or higher";
+        assert_eq!(errors("8.0\n.target sm_70\n.target sm_90", PACK, ""), Vec::<String>::new());
+        let found = errors("8.0\n.target sm_90\n.target sm_70", PACK, "");
+        assert!(found.len() == 1 && found[0].contains(pack_needs_sm72), "{found:?}");
+        assert_eq!(errors("8.0\n.target sm_70", &format!(".target sm_90\n{PACK}"), ""), Vec::<String>::new());
+        assert_eq!(errors("8.0\n.target sm_70", ".target sm_90", PACK), Vec::<String>::new());
+        let found = errors("8.0\n.target sm_70", &format!("{PACK}\n.target sm_90"), "");
+        assert!(found.len() == 1 && found[0].contains(pack_needs_sm72), "{found:?}");
+        let found = errors("8.0\n.target sm_90", ".target sm_70", PACK);
+        assert!(found.len() == 1 && found[0].contains("(the module's .target is sm_70)"), "{found:?}");
+        // A clean shape before the directive is checked again after it.
+        let found = errors("8.0\n.target sm_90", &format!("{PACK}\n.target sm_70\n{PACK}"), "");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(errors("8.0\n.target sm_70", ".target bogus", ""), [".target bogus: Unsupported .target 'bogus'"]);
+        assert_eq!(
+            errors("7.0\n.target sm_80", ".target sm_90", ""),
+            [".target sm_90: PTX .version 7.0 does not support .target sm_90 (it needs .version 7.8 or later)"]
+        );
+        assert_eq!(
+            errors("7.0\n.target sm_90\n.target sm_80", "", ""),
+            [".target sm_90: PTX .version 7.0 does not support .target sm_90 (it needs .version 7.8 or later)"]
+        );
+        assert_eq!(errors("8.0\n.target bogus\n.target sm_90", "", ""), [".target bogus: Unsupported .target 'bogus'"]);
+    }
+
+    /// A pass asks whether it may write an instruction anywhere: it must be
+    /// allowed under every target the module names.
+    #[test]
+    fn a_pass_may_write_only_what_every_target_of_the_module_allows() {
+        let allows = |header: &str, body: &str| {
+            let source = format!(
+                ".version 8.0\n{header}\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<3>;\n{body}\n\
+                 cvt.pack.sat.s8.s32.b32 %r1, %r2, %r2, %r2;\nret;\n}}\n"
+            );
+            let module = ptx_parse::parse(&source).unwrap();
+            let func = module.functions.values().next().unwrap();
+            let pack = func.inst_ids().map(|id| &func.insts[id]).find(|i| i.opcode == Opcode::Cvt).unwrap();
+            Target::of(&module).allows(func, pack)
+        };
+        assert!(allows(".target sm_90", ""));
+        assert!(!allows(".target sm_70", ""));
+        assert!(allows(".target sm_70\n.target sm_90", ""));
+        assert!(!allows(".target sm_90", ".target sm_70"));
+        assert!(!allows(".target sm_70", ".target sm_90"));
+        let module = ptx_parse::parse(".version 8.0\n.target sm_90\n.entry k()\n{\n.target sm_70\nret;\n}\n").unwrap();
+        assert_eq!(Target::of(&module).describe(), "PTX 8.0 and sm_90, then sm_70 from a .target in a function body");
     }
 }

@@ -10790,6 +10790,13 @@ impl From<MovBuilder> for Inst {
     }
 }
 
+impl Inst {
+    /// Builds `mov.type d, a`: see [`MovBuilder`].
+    pub fn mov(ty: ScalarType, d: impl Into<Operand>, a: impl Into<Operand>) -> MovBuilder {
+        MovBuilder::new(ty, d, a)
+    }
+}
+
 /// `movmatrix`, read as a form of the description (ISA 9.7.14.5.17; Warp-level matrix transpose instruction: movmatrix is the first): its
 /// modifier slots and operands by name. Its forms:
 ///
@@ -13011,6 +13018,13 @@ impl PrmtBuilder {
 impl From<PrmtBuilder> for Inst {
     fn from(b: PrmtBuilder) -> Inst {
         b.build()
+    }
+}
+
+impl Inst {
+    /// Builds `prmt.b32{.mode} d, a, b, c`: see [`PrmtBuilder`].
+    pub fn prmt(d: impl Into<Operand>, a: impl Into<Operand>, b: impl Into<Operand>, c: impl Into<Operand>) -> PrmtBuilder {
+        PrmtBuilder::new(d, a, b, c)
     }
 }
 

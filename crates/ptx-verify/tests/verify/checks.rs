@@ -658,7 +658,11 @@ fn batches_see_what_earlier_batches_declare() {
         let errors = batches.iter().flat_map(|batch| verifier.verify(batch).err().unwrap_or_default());
         errors.map(|d| format!("{}: {}", line_of(&source, d.span.start), d.message)).collect()
     };
-    let whole = ptx_verify::verify_module(&ptx_parse::parse(&source).unwrap()).unwrap_err();
+    let whole = {
+        let module = ptx_parse::parse(&source).unwrap();
+        ptx_verify::verify_module(&module, &ptx_verify::Target::of(&module))
+    }
+    .unwrap_err();
     let whole: Vec<String> =
         whole.iter().map(|d| format!("{}: {}", line_of(&source, d.span.start), d.message)).collect();
     assert_eq!(whole.len(), 1, "only b names 'late' before it is declared: {whole:?}");
