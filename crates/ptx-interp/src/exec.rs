@@ -20,7 +20,7 @@ use crate::softfloat::{self as sf, Format, Mode};
 use cranelift_entity::EntityRef;
 use ptx_ir::{
     AddrBase, Address, CmpOp, FloatImm, FuncId, Function, Inst, Modifier, Opcode, Operand, RegId, Rounding, ScalarType,
-    StateSpace,
+    StateSpace, Word,
 };
 
 mod tensor;
@@ -137,33 +137,44 @@ const F_PRMT: u16 = 64;
 const F_MEM: u16 = 128;
 
 /// Memory-ordering and cache qualifiers: meaningless to a sequential
-/// interpreter that performs every access immediately.
-fn is_mem_hint(w: &str) -> bool {
-    matches!(
-        w,
-        "nc" | "ca"
-            | "cg"
-            | "cs"
-            | "lu"
-            | "cv"
-            | "wb"
-            | "wt"
-            | "weak"
-            | "volatile"
-            | "relaxed"
-            | "acquire"
-            | "release"
-            | "acq_rel"
-            | "cta"
-            | "gpu"
-            | "sys"
-            | "cluster"
-            | "unified"
-            | "mmio"
-            | "aligned"
-    ) || w.starts_with("L1::")
-        || w.starts_with("L2::")
-}
+/// interpreter that performs every access immediately. The cache-level
+/// words are every `L1::*` and `L2::*` word of the vocabulary (a unit test
+/// below keeps the list complete).
+const MEMORY_HINTS: &[Word] = &[
+    Word::NC,
+    Word::CA,
+    Word::CG,
+    Word::CS,
+    Word::LU,
+    Word::CV,
+    Word::WB,
+    Word::WT,
+    Word::WEAK,
+    Word::VOLATILE,
+    Word::RELAXED,
+    Word::ACQUIRE,
+    Word::RELEASE,
+    Word::ACQ_REL,
+    Word::CTA,
+    Word::GPU,
+    Word::SYS,
+    Word::CLUSTER,
+    Word::MMIO,
+    Word::ALIGNED,
+    Word::L1__EVICT_FIRST,
+    Word::L1__EVICT_LAST,
+    Word::L1__EVICT_NORMAL,
+    Word::L1__EVICT_UNCHANGED,
+    Word::L1__NO_ALLOCATE,
+    Word::L2__64B,
+    Word::L2__128B,
+    Word::L2__256B,
+    Word::L2__CACHE_HINT,
+    Word::L2__EVICT_FIRST,
+    Word::L2__EVICT_LAST,
+    Word::L2__EVICT_NORMAL,
+    Word::L2__EVICT_UNCHANGED,
+];
 
 fn float_format(t: ScalarType) -> Option<Format> {
     match t {
@@ -262,7 +273,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     /// Errors unless every modifier is a type or in the accepted classes/words.
-    fn check(&self, at: &At<'_>, words: &[&str], flags: u16) -> R<()> {
+    /// A word the description does not know (`Modifier::Other`) is never
+    /// accepted.
+    fn check(&self, at: &At<'_>, words: &[Word], flags: u16) -> R<()> {
         for m in &at.inst.modifiers {
             let ok = match m {
                 Modifier::Type(_) => true,
@@ -273,11 +286,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 Modifier::Vector(_) => flags & F_VEC != 0,
                 Modifier::Sat => flags & F_SAT != 0,
                 Modifier::Ftz => flags & F_FTZ != 0,
-                Modifier::Word(w) => words.contains(&w.as_str()) || (flags & F_MEM != 0 && is_mem_hint(w.as_str())),
-                Modifier::Other(n) => {
-                    let t = at.func.names.get(*n);
-                    words.contains(&t) || (flags & F_MEM != 0 && is_mem_hint(t))
-                }
+                Modifier::Word(w) => words.contains(w) || (flags & F_MEM != 0 && MEMORY_HINTS.contains(w)),
+                Modifier::Other(_) => false,
             };
             if !ok {
                 let text = self.modifier_text(at, m);
@@ -287,13 +297,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
         Ok(())
     }
 
-    /// True if the instruction has modifier word `w` (known or not).
-    fn word(at: &At<'_>, w: &str) -> bool {
-        at.inst.modifiers.iter().any(|m| match m {
-            Modifier::Word(x) => x.as_str() == w,
-            Modifier::Other(n) => at.func.names.get(*n) == w,
-            _ => false,
-        })
+    /// True if the instruction has the modifier word `w` (as a
+    /// `Modifier::Word`: not a type, space, rounding, ... spelt the same).
+    fn word(at: &At<'_>, w: Word) -> bool {
+        at.inst.has_word(w)
     }
 
     fn types(at: &At<'_>) -> Vec<ScalarType> {
@@ -662,7 +669,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// `.L2::cache_hint`.
     fn check_hint_operand(&self, at: &At<'_>, n: usize) -> R<()> {
         let len = at.inst.operands.len();
-        if len == n || (len == n + 1 && Self::word(at, "L2::cache_hint")) {
+        if len == n || (len == n + 1 && Self::word(at, Word::L2__CACHE_HINT)) {
             Ok(())
         } else {
             Err(self.invalid(at, "operand count"))
@@ -867,7 +874,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Bra => self.exec_bra(at),
             Call => self.exec_call(at),
             Ret => {
-                self.check(at, &["uni"], 0)?;
+                self.check(at, &[Word::UNI], 0)?;
                 self.leave()?;
                 Ok(Flow::Stay)
             }
@@ -997,12 +1004,12 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_cvta(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["to"], F_SPACE)?;
+        self.check(at, &[Word::TO], F_SPACE)?;
         self.ops(at, 2)?;
         let ty = self.one_type(at)?;
         let space = at.inst.space().ok_or_else(|| self.invalid(at, "cvta needs a state space"))?;
         let src = self.op(at, 1)?;
-        let to = Self::word(at, "to");
+        let to = Self::word(at, Word::TO);
         let value = match src {
             Operand::Symbol(n) => {
                 let (s, addr) = self.symbol(at, *n)?;
@@ -1065,7 +1072,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if at.inst.is_cvt_pack() {
             return self.exec_cvt_pack(at);
         }
-        self.check(at, &["relu", "satfinite"], F_ROUND | F_SAT | F_FTZ)?;
+        self.check(at, &[Word::RELU, Word::SATFINITE], F_ROUND | F_SAT | F_FTZ)?;
         let types = Self::types(at);
         let fp8 = |t: &ScalarType| matches!(t, ScalarType::E4m3x2 | ScalarType::E5m2x2);
         if types.len() == 2 && (fp8(&types[0]) || fp8(&types[1])) {
@@ -1080,8 +1087,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         let c = at.inst.as_cvt().ok_or_else(|| self.unsupported(at))?;
         let (dt, st) = (c.dst_ty, c.src_ty);
-        let relu = Self::word(at, "relu");
-        let satfinite = Self::word(at, "satfinite");
+        let relu = Self::word(at, Word::RELU);
+        let satfinite = Self::word(at, Word::SATFINITE);
         for t in [dt, st] {
             if t.is_integer_like() && !matches!(t.bits(), 8 | 16 | 32 | 64) {
                 return Err(self.unsupported_because(at, "conversion types"));
@@ -1213,8 +1220,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
             .rounding()
             .and_then(float_mode)
             .ok_or_else(|| self.invalid(at, "conversion to a packed half needs .rn, .rz, .rm or .rp"))?;
-        let relu = Self::word(at, "relu");
-        let satfinite = Self::word(at, "satfinite");
+        let relu = Self::word(at, Word::RELU);
+        let satfinite = Self::word(at, Word::SATFINITE);
         let conv = |bits: u64| {
             let mut r = sf::convert(bits, sf::F32, df, mode);
             if satfinite && df.is_inf(r) {
@@ -1238,8 +1245,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
             return Err(self.unsupported_because(at, "8-bit float conversions are modelled with .rn only"));
         }
         let kind = |t: ScalarType| if t == ScalarType::E4m3x2 { sf::Fp8::E4m3 } else { sf::Fp8::E5m2 };
-        let relu = Self::word(at, "relu");
-        let satfinite = Self::word(at, "satfinite");
+        let relu = Self::word(at, Word::RELU);
+        let satfinite = Self::word(at, Word::SATFINITE);
         let n = at.inst.operands.len();
         let d: u128 = match (dt, st) {
             (ScalarType::E4m3x2 | ScalarType::E5m2x2, ScalarType::F32) if n == 3 => {
@@ -1278,7 +1285,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_cvt_pack(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["pack"], F_SAT)?;
+        self.check(at, &[Word::PACK], F_SAT)?;
         let p = at.inst.as_cvt_pack().ok_or_else(|| self.invalid(at, "malformed cvt.pack"))?;
         if !at.inst.is_sat() {
             return Err(self.invalid(at, "cvt.pack requires .sat"));
@@ -1317,9 +1324,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     fn exec_add_sub(&mut self, at: &At<'_>) -> R<Flow> {
         let is_sub = at.inst.opcode == Opcode::Sub;
-        let halves = Self::word(at, "u16x2") || Self::word(at, "s16x2");
+        let halves = Self::word(at, Word::U16X2) || Self::word(at, Word::S16X2);
         if halves {
-            self.check(at, &["u16x2", "s16x2"], 0)?;
+            self.check(at, &[Word::U16X2, Word::S16X2], 0)?;
             self.ops(at, 3)?;
             let (a, b) = self.src3(at, ScalarType::B32)?;
             let mut d = 0u128;
@@ -1335,11 +1342,11 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if float_lanes(t).is_some() {
             return self.float_binary(at, t, if is_sub { FOp::Sub } else { FOp::Add });
         }
-        self.check(at, &["cc"], F_SAT)?;
+        self.check(at, &[Word::CC], F_SAT)?;
         self.ops(at, 3)?;
         let bits = self.int_type_checked(at, t)?;
         let (a, b) = self.src3(at, t)?;
-        let cc = Self::word(at, "cc");
+        let cc = Self::word(at, Word::CC);
         let d = if at.inst.is_sat() {
             if t != ScalarType::S32 {
                 return Err(self.invalid(at, ".sat applies only to .s32"));
@@ -1366,13 +1373,13 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_addc(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["cc"], 0)?;
+        self.check(at, &[Word::CC], 0)?;
         self.ops(at, 3)?;
         let t = self.one_type(at)?;
         let bits = self.int_type_checked(at, t)?;
         let (a, b) = self.src3(at, t)?;
         let cin = self.thread.carry as u128;
-        let cc = Self::word(at, "cc");
+        let cc = Self::word(at, Word::CC);
         let d = if at.inst.opcode == Opcode::Subc {
             // d = a + ~b + CF (IADD3.X d, a, ~b, CF), carry out as for addc:
             // CF = 1 means "no borrow", whichever instruction set it.
@@ -1401,13 +1408,13 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
-    fn mul_mode(at: &At<'_>) -> &'static str {
-        if Self::word(at, "wide") {
-            "wide"
-        } else if Self::word(at, "hi") {
-            "hi"
+    fn mul_mode(at: &At<'_>) -> Word {
+        if Self::word(at, Word::WIDE) {
+            Word::WIDE
+        } else if Self::word(at, Word::HI) {
+            Word::HI
         } else {
-            "lo"
+            Word::LO
         }
     }
 
@@ -1416,19 +1423,19 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if float_lanes(t).is_some() {
             return self.float_binary(at, t, FOp::Mul);
         }
-        self.check(at, &["lo", "hi", "wide"], 0)?;
+        self.check(at, &[Word::LO, Word::HI, Word::WIDE], 0)?;
         self.ops(at, 3)?;
         let bits = self.int_type_checked(at, t)?;
         let (a, b) = self.src3(at, t)?;
         let p = Self::wide_product(a, b, bits, t.is_signed());
         let (d, dt) = match Self::mul_mode(at) {
-            "wide" => {
+            Word::WIDE => {
                 if bits == 64 {
                     return Err(self.invalid(at, "mul.wide of 64-bit values"));
                 }
                 (p, int_type(2 * bits, t.is_signed()).unwrap_or(t))
             }
-            "hi" => ((p >> bits) & mask(bits), t),
+            Word::HI => ((p >> bits) & mask(bits), t),
             _ => (p & mask(bits), t),
         };
         self.write(at, self.op(at, 0)?, d, dt)?;
@@ -1440,7 +1447,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if float_lanes(t).is_some() && at.inst.opcode == Opcode::Mad {
             return self.exec_fma(at);
         }
-        self.check(at, &["lo", "hi", "wide", "cc"], F_SAT)?;
+        self.check(at, &[Word::LO, Word::HI, Word::WIDE, Word::CC], F_SAT)?;
         self.ops(at, 4)?;
         let bits = self.int_type_checked(at, t)?;
         let (a, b) = self.src3(at, t)?;
@@ -1448,9 +1455,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let p = Self::wide_product(a, b, bits, signed);
         let madc = at.inst.opcode == Opcode::Madc;
         let cin = if madc { self.thread.carry as u128 } else { 0 };
-        let cc = Self::word(at, "cc");
+        let cc = Self::word(at, Word::CC);
         let mode = Self::mul_mode(at);
-        let (d, dt) = if mode == "wide" {
+        let (d, dt) = if mode == Word::WIDE {
             if bits == 64 || madc || cc {
                 return Err(self.unsupported_because(at, "mad.wide form"));
             }
@@ -1459,9 +1466,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
             ((p + c) & mask(2 * bits), dt)
         } else {
             let c = self.value(at, self.op(at, 3)?, t)?;
-            let part = if mode == "hi" { (p >> bits) & mask(bits) } else { p & mask(bits) };
+            let part = if mode == Word::HI { (p >> bits) & mask(bits) } else { p & mask(bits) };
             if at.inst.is_sat() {
-                if !(mode == "hi" && t == ScalarType::S32) {
+                if !(mode == Word::HI && t == ScalarType::S32) {
                     return Err(self.invalid(at, ".sat applies only to mad.hi.s32"));
                 }
                 let s = int_value(part, 32, true) + int_value(c, 32, true);
@@ -1479,7 +1486,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_mul24(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["lo", "hi"], 0)?;
+        self.check(at, &[Word::LO, Word::HI], 0)?;
         let is_mad = at.inst.opcode == Opcode::Mad24;
         self.ops(at, if is_mad { 4 } else { 3 })?;
         let t = self.one_type(at)?;
@@ -1489,7 +1496,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let (a, b) = self.src3(at, t)?;
         let signed = t.is_signed();
         let p = (int_value(a, 24, signed) * int_value(b, 24, signed)) as u128;
-        let part = if Self::word(at, "hi") { (p >> 16) & mask(32) } else { p & mask(32) };
+        let part = if Self::word(at, Word::HI) { (p >> 16) & mask(32) } else { p & mask(32) };
         let d = if is_mad { (part + self.value(at, self.op(at, 3)?, t)?) & mask(32) } else { part };
         self.write(at, self.op(at, 0)?, d, t)?;
         Ok(Flow::Next)
@@ -1536,12 +1543,12 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     fn exec_min_max(&mut self, at: &At<'_>) -> R<Flow> {
         let is_max = at.inst.opcode == Opcode::Max;
-        let halves = Self::word(at, "u16x2") || Self::word(at, "s16x2");
+        let halves = Self::word(at, Word::U16X2) || Self::word(at, Word::S16X2);
         if halves {
-            self.check(at, &["u16x2", "s16x2", "relu"], 0)?;
+            self.check(at, &[Word::U16X2, Word::S16X2, Word::RELU], 0)?;
             self.ops(at, 3)?;
-            let signed = Self::word(at, "s16x2");
-            let relu = Self::word(at, "relu");
+            let signed = Self::word(at, Word::S16X2);
+            let relu = Self::word(at, Word::RELU);
             if relu && !signed {
                 return Err(self.invalid(at, ".relu applies to .s16x2 and .s32"));
             }
@@ -1563,10 +1570,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if float_lanes(t).is_some() {
             return self.float_min_max(at, t, is_max);
         }
-        self.check(at, &["relu"], 0)?;
+        self.check(at, &[Word::RELU], 0)?;
         self.ops(at, 3)?;
         let bits = self.int_type_checked(at, t)?;
-        let relu = Self::word(at, "relu");
+        let relu = Self::word(at, Word::RELU);
         if relu && t != ScalarType::S32 {
             return Err(self.invalid(at, ".relu applies to .s16x2 and .s32"));
         }
@@ -1671,15 +1678,15 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_shf(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["l", "r", "clamp", "wrap"], 0)?;
+        self.check(at, &[Word::L, Word::R, Word::CLAMP, Word::WRAP], 0)?;
         self.ops(at, 4)?;
-        let left = Self::word(at, "l");
-        if left == Self::word(at, "r") || Self::word(at, "clamp") == Self::word(at, "wrap") {
+        let left = Self::word(at, Word::L);
+        if left == Self::word(at, Word::R) || Self::word(at, Word::CLAMP) == Self::word(at, Word::WRAP) {
             return Err(self.invalid(at, "shf needs one of .l/.r and one of .clamp/.wrap"));
         }
         let (a, b) = self.src3(at, ScalarType::B32)?;
         let c = self.value(at, self.op(at, 3)?, ScalarType::U32)? as u32;
-        let d = intops::shf(a as u32, b as u32, c, left, Self::word(at, "clamp"));
+        let d = intops::shf(a as u32, b as u32, c, left, Self::word(at, Word::CLAMP));
         self.write(at, self.op(at, 0)?, d as u128, ScalarType::B32)?;
         Ok(Flow::Next)
     }
@@ -1714,33 +1721,33 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_bfind(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["shiftamt"], 0)?;
+        self.check(at, &[Word::SHIFTAMT], 0)?;
         self.ops(at, 2)?;
         let t = self.one_type(at)?;
         if !matches!(t, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64) {
             return Err(self.unsupported_because(at, "instruction type"));
         }
         let a = self.value(at, self.op(at, 1)?, t)?;
-        let d = intops::bfind(a, t.bits(), t.is_signed(), Self::word(at, "shiftamt"));
+        let d = intops::bfind(a, t.bits(), t.is_signed(), Self::word(at, Word::SHIFTAMT));
         self.write(at, self.op(at, 0)?, d as u128, ScalarType::U32)?;
         Ok(Flow::Next)
     }
 
     fn exec_bmsk(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["clamp", "wrap"], 0)?;
+        self.check(at, &[Word::CLAMP, Word::WRAP], 0)?;
         self.ops(at, 3)?;
         let (a, b) = self.src3(at, ScalarType::U32)?;
-        let d = intops::bmsk(a as u32, b as u32, Self::word(at, "clamp"));
+        let d = intops::bmsk(a as u32, b as u32, Self::word(at, Word::CLAMP));
         self.write(at, self.op(at, 0)?, d as u128, ScalarType::B32)?;
         Ok(Flow::Next)
     }
 
     fn exec_szext(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["clamp", "wrap"], 0)?;
+        self.check(at, &[Word::CLAMP, Word::WRAP], 0)?;
         self.ops(at, 3)?;
         let t = self.one_type(at)?;
         let (a, b) = self.src3(at, ScalarType::U32)?;
-        let d = intops::szext(a as u32, b as u32, Self::word(at, "clamp"), t == ScalarType::S32);
+        let d = intops::szext(a as u32, b as u32, Self::word(at, Word::CLAMP), t == ScalarType::S32);
         self.write(at, self.op(at, 0)?, d as u128, t)?;
         Ok(Flow::Next)
     }
@@ -1764,10 +1771,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_lop3(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["and", "or"], 0)?;
-        let boolop = if Self::word(at, "and") {
+        self.check(at, &[Word::AND, Word::OR], 0)?;
+        let boolop = if Self::word(at, Word::AND) {
             Some(true)
-        } else if Self::word(at, "or") {
+        } else if Self::word(at, Word::OR) {
             Some(false)
         } else {
             None
@@ -1795,7 +1802,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     fn exec_dp(&mut self, at: &At<'_>) -> R<Flow> {
         let dp2 = at.inst.opcode == Opcode::Dp2a;
-        self.check(at, if dp2 { &["lo", "hi"] } else { &[] }, 0)?;
+        self.check(at, if dp2 { &[Word::LO, Word::HI] } else { &[] }, 0)?;
         self.ops(at, 4)?;
         let types = Self::types(at);
         let [ta, tb] = types.as_slice() else { return Err(self.invalid(at, "dp4a/dp2a take two types")) };
@@ -1806,7 +1813,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let vb: Vec<i128> = (0..4).map(|i| int_value(b >> (8 * i), 8, sb)).collect();
         let mut d = c;
         if dp2 {
-            let sel = if Self::word(at, "hi") { 2 } else { 0 };
+            let sel = if Self::word(at, Word::HI) { 2 } else { 0 };
             for i in 0..2 {
                 d += int_value(a >> (16 * i), 16, sa) * vb[sel + i];
             }
@@ -1838,7 +1845,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         use Opcode::*;
         let op = at.inst.opcode;
         let is_set = matches!(op, Vset2 | Vset4);
-        self.check(at, &["add"], if is_set { F_CMP } else { F_SAT })?;
+        self.check(at, &[Word::ADD], if is_set { F_CMP } else { F_SAT })?;
         self.ops(at, 4)?;
         let types = Self::types(at);
         let (dt, ta, tb) = match (is_set, types.as_slice()) {
@@ -1853,7 +1860,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         let lanes = if matches!(op, Vadd2 | Vsub2 | Vavrg2 | Vabsdiff2 | Vmin2 | Vmax2 | Vset2) { 2 } else { 4 };
         let lb = 32 / lanes;
-        let accumulate = Self::word(at, "add");
+        let accumulate = Self::word(at, Word::ADD);
         let sat = at.inst.is_sat();
         if sat && accumulate {
             return Err(self.invalid(at, "saturation cannot be used with the accumulate operation"));
@@ -1908,7 +1915,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// `vshl`/`vshr` on whole words, with `.clamp`/`.wrap`, optional `.sat`
     /// or a secondary `.add`/`.min`/`.max`.
     fn exec_video_shift(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["clamp", "wrap", "add", "min", "max"], F_SAT)?;
+        self.check(at, &[Word::CLAMP, Word::WRAP, Word::ADD, Word::MIN, Word::MAX], F_SAT)?;
         let types = Self::types(at);
         let [dt, ta, tb] = types.as_slice() else { return Err(self.invalid(at, "instruction types")) };
         if !matches!(dt, ScalarType::U32 | ScalarType::S32)
@@ -1917,10 +1924,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
         {
             return Err(self.unsupported_because(at, "instruction type"));
         }
-        let op2 = ["add", "min", "max"].into_iter().find(|w| Self::word(at, w));
+        let op2 = [Word::ADD, Word::MIN, Word::MAX].into_iter().find(|&w| Self::word(at, w));
         self.ops(at, if op2.is_some() { 4 } else { 3 })?;
-        let clamp = Self::word(at, "clamp");
-        if clamp == Self::word(at, "wrap") {
+        let clamp = Self::word(at, Word::CLAMP);
+        if clamp == Self::word(at, Word::WRAP) {
             return Err(self.invalid(at, "one of .clamp or .wrap is required"));
         }
         if at.inst.is_sat() && op2.is_some() {
@@ -1939,8 +1946,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 let low = int_value(tmp as u128, 32, dt.is_signed());
                 let vc = int_value(c, 32, dt.is_signed());
                 let r = match w {
-                    "add" => low + vc,
-                    "min" => low.min(vc),
+                    Word::ADD => low + vc,
+                    Word::MIN => low.min(vc),
                     _ => low.max(vc),
                 };
                 (r as u128) & mask(32)
@@ -2026,7 +2033,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_setp(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["and", "or", "xor"], F_CMP | F_FTZ)?;
+        self.check(at, &[Word::AND, Word::OR, Word::XOR], F_CMP | F_FTZ)?;
         let is_set = at.inst.opcode == Opcode::Set;
         let cmp = at.inst.cmp().ok_or_else(|| self.invalid(at, "missing comparison"))?;
         let types = Self::types(at);
@@ -2035,7 +2042,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             (true, [d, s]) => (*d, *s),
             _ => return Err(self.invalid(at, "instruction types")),
         };
-        let boolop = ["and", "or", "xor"].into_iter().find(|w| Self::word(at, w));
+        let boolop = [Word::AND, Word::OR, Word::XOR].into_iter().find(|&w| Self::word(at, w));
         let n = at.inst.operands.len();
         if n != if boolop.is_some() { 4 } else { 3 } {
             return Err(self.invalid(at, "operand count"));
@@ -2047,8 +2054,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         let r = self.compare(at, cmp, t, a, b, ftz)?;
         let combine = |x: bool, c: bool| match boolop {
-            Some("and") => x && c,
-            Some("or") => x || c,
+            Some(Word::AND) => x && c,
+            Some(Word::OR) => x || c,
             Some(_) => x ^ c,
             None => x,
         };
@@ -2098,7 +2105,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         cmp: CmpOp,
         (dt, t): (ScalarType, ScalarType),
         (a, b): (u128, u128),
-        boolop: Option<&str>,
+        boolop: Option<Word>,
     ) -> R<Flow> {
         let half = if t == ScalarType::F16x2 { ScalarType::F16 } else { ScalarType::Bf16 };
         let c = match boolop {
@@ -2106,8 +2113,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
             None => false,
         };
         let combine = |x: bool| match boolop {
-            Some("and") => x && c,
-            Some("or") => x || c,
+            Some(Word::AND) => x && c,
+            Some(Word::OR) => x || c,
             Some(_) => x ^ c,
             None => x,
         };
@@ -2204,7 +2211,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_fma(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["relu"], F_ROUND | F_SAT | F_FTZ)?;
+        self.check(at, &[Word::RELU], F_ROUND | F_SAT | F_FTZ)?;
         self.ops(at, 4)?;
         let t = self.one_type(at)?;
         let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported_because(at, "instruction type"))?;
@@ -2224,7 +2231,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 .and_then(|r| float_mode(r).ok_or_else(|| self.unsupported_because(at, "rounding modifier")))?,
         };
         let legacy_ftz = legacy && t == ScalarType::F32 && self.prog.targets_sm_1x();
-        let (ftz, sat, relu) = (at.inst.is_ftz() || legacy_ftz, at.inst.is_sat(), Self::word(at, "relu"));
+        let (ftz, sat, relu) = (at.inst.is_ftz() || legacy_ftz, at.inst.is_sat(), Self::word(at, Word::RELU));
         let (a, b) = self.src3(at, t)?;
         let c = self.value(at, self.op(at, 3)?, t)?;
         let mut d = 0u128;
@@ -2255,7 +2262,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     /// `div` with a rounding modifier (IEEE division, any direction).
     fn float_div(&mut self, at: &At<'_>, t: ScalarType) -> R<Flow> {
-        if Self::word(at, "approx") || Self::word(at, "full") {
+        if Self::word(at, Word::APPROX) || Self::word(at, Word::FULL) {
             return self.approx_div(at, t);
         }
         self.check(at, &[], F_ROUND | F_FTZ)?;
@@ -2290,8 +2297,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     /// The approximate functions, on the model of [`crate::approx`].
     fn exec_approx(&mut self, at: &At<'_>, f: ApproxFn) -> R<Flow> {
-        self.check(at, &["approx"], F_FTZ)?;
-        if !Self::word(at, "approx") {
+        self.check(at, &[Word::APPROX], F_FTZ)?;
+        if !Self::word(at, Word::APPROX) {
             return Err(self.invalid(at, "an approximate function needs .approx"));
         }
         self.ops(at, 2)?;
@@ -2310,7 +2317,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     /// `div.approx` and `div.full`, on the model of [`crate::approx`].
     fn approx_div(&mut self, at: &At<'_>, t: ScalarType) -> R<Flow> {
-        self.check(at, &["approx", "full"], F_FTZ)?;
+        self.check(at, &[Word::APPROX, Word::FULL], F_FTZ)?;
         self.ops(at, 3)?;
         let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported_because(at, "instruction type"))?;
         let ftz = at.inst.is_ftz();
@@ -2326,7 +2333,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     /// `sqrt` and `rcp` with a rounding modifier (IEEE, any direction).
     fn exec_sqrt_rcp(&mut self, at: &At<'_>) -> R<Flow> {
-        if Self::word(at, "approx") {
+        if Self::word(at, Word::APPROX) {
             let f = if at.inst.opcode == Opcode::Sqrt { ApproxFn::Sqrt } else { ApproxFn::Rcp };
             return self.exec_approx(at, f);
         }
@@ -2359,12 +2366,12 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn float_min_max(&mut self, at: &At<'_>, t: ScalarType, is_max: bool) -> R<Flow> {
-        self.check(at, &["NaN", "relu", "xorsign", "abs"], F_FTZ)?;
+        self.check(at, &[Word::NA_N, Word::RELU, Word::XORSIGN, Word::ABS], F_FTZ)?;
         self.ops(at, 3)?;
         let (fmt, lanes, lb) = float_lanes(t).ok_or_else(|| self.unsupported(at))?;
-        let (ftz, nan, relu) = (at.inst.is_ftz(), Self::word(at, "NaN"), Self::word(at, "relu"));
-        let xorsign = Self::word(at, "xorsign");
-        if xorsign != Self::word(at, "abs") {
+        let (ftz, nan, relu) = (at.inst.is_ftz(), Self::word(at, Word::NA_N), Self::word(at, Word::RELU));
+        let xorsign = Self::word(at, Word::XORSIGN);
+        if xorsign != Self::word(at, Word::ABS) {
             return Err(self.invalid(at, ".xorsign and .abs go together"));
         }
         let (a, b) = self.src3(at, t)?;
@@ -2432,7 +2439,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_testp(&mut self, at: &At<'_>) -> R<Flow> {
-        const OPS: [&str; 6] = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"];
+        const OPS: [Word; 6] =
+            [Word::FINITE, Word::INFINITE, Word::NUMBER, Word::NOTANUMBER, Word::NORMAL, Word::SUBNORMAL];
         self.check(at, &OPS, 0)?;
         self.ops(at, 2)?;
         let t = self.one_type(at)?;
@@ -2440,16 +2448,16 @@ impl<'a, 'p> Ctx<'a, 'p> {
             ScalarType::F32 | ScalarType::F64 => float_format(t).unwrap_or(sf::F32),
             _ => return Err(self.unsupported_because(at, "instruction type")),
         };
-        let op = OPS.into_iter().find(|w| Self::word(at, w)).ok_or_else(|| self.invalid(at, "missing test"))?;
+        let op = OPS.into_iter().find(|&w| Self::word(at, w)).ok_or_else(|| self.invalid(at, "missing test"))?;
         let x = self.value(at, self.op(at, 1)?, t)? as u64;
         let (nan, inf, sub) = (fmt.is_nan(x), fmt.is_inf(x), fmt.is_subnormal(x));
         let r = match op {
-            "finite" => !nan && !inf,
-            "infinite" => inf,
-            "number" => !nan,
-            "notanumber" => nan,
+            Word::FINITE => !nan && !inf,
+            Word::INFINITE => inf,
+            Word::NUMBER => !nan,
+            Word::NOTANUMBER => nan,
             // Zeros count as normal numbers.
-            "normal" => !nan && !inf && !sub,
+            Word::NORMAL => !nan && !inf && !sub,
             _ => sub,
         };
         self.write_pred(at, self.op(at, 0)?, r)?;
@@ -2459,7 +2467,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     // ------------------------------------------------------------ control flow
 
     fn exec_bra(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["uni"], 0)?;
+        self.check(at, &[Word::UNI], 0)?;
         let v = at.inst.as_bra().ok_or_else(|| self.invalid(at, "malformed bra"))?;
         match v.target {
             Operand::Label(l) => {
@@ -2471,7 +2479,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn exec_call(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["uni"], 0)?;
+        self.check(at, &[Word::UNI], 0)?;
         let ops = &at.inst.operands;
         let (results, rest): (&[Operand], &[Operand]) = match ops.first() {
             Some(Operand::Parens(r)) => (r, &ops[1..]),
@@ -2570,12 +2578,26 @@ impl<'a, 'p> Ctx<'a, 'p> {
     // ------------------------------------------------------------ synchronization
 
     fn exec_bar(&mut self, at: &At<'_>) -> R<Flow> {
-        self.check(at, &["sync", "arrive", "red", "popc", "and", "or", "aligned", "cta", "warp"], 0)?;
-        if Self::word(at, "warp") {
+        self.check(
+            at,
+            &[
+                Word::SYNC,
+                Word::ARRIVE,
+                Word::RED,
+                Word::POPC,
+                Word::AND,
+                Word::OR,
+                Word::ALIGNED,
+                Word::CTA,
+                Word::WARP,
+            ],
+            0,
+        )?;
+        if Self::word(at, Word::WARP) {
             return self.exec_warp(at);
         }
-        let red = Self::word(at, "red");
-        let arrive = Self::word(at, "arrive");
+        let red = Self::word(at, Word::RED);
+        let arrive = Self::word(at, Word::ARRIVE);
         let n = at.inst.operands.len();
         let (id_op, count_op) = if red {
             if !(3..=4).contains(&n) {
@@ -2621,11 +2643,11 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let Some(&iid) = info.code.get(frame.pc) else { return Ok(()) };
         let inst = &func.insts[iid];
         let at = At { func, info, pc: frame.pc, inst };
-        if Self::word(&at, "red") {
+        if Self::word(&at, Word::RED) {
             let d = self.op(&at, 0)?;
-            if Self::word(&at, "popc") {
+            if Self::word(&at, Word::POPC) {
                 self.write(&at, d, popc as u128, ScalarType::U32)?;
-            } else if Self::word(&at, "and") {
+            } else if Self::word(&at, Word::AND) {
                 self.write_pred(&at, d, all)?;
             } else {
                 self.write_pred(&at, d, any)?;
@@ -2637,17 +2659,17 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn warp_kind(&self, at: &At<'_>) -> R<WarpKind> {
-        let sync = Self::word(at, "sync");
+        let sync = Self::word(at, Word::SYNC);
         let kind = match at.inst.opcode {
             Opcode::Shfl => {
-                self.check(at, &["sync", "up", "down", "bfly", "idx"], 0)?;
-                let mode = if Self::word(at, "up") {
+                self.check(at, &[Word::SYNC, Word::UP, Word::DOWN, Word::BFLY, Word::IDX], 0)?;
+                let mode = if Self::word(at, Word::UP) {
                     ShflMode::Up
-                } else if Self::word(at, "down") {
+                } else if Self::word(at, Word::DOWN) {
                     ShflMode::Down
-                } else if Self::word(at, "bfly") {
+                } else if Self::word(at, Word::BFLY) {
                     ShflMode::Bfly
-                } else if Self::word(at, "idx") {
+                } else if Self::word(at, Word::IDX) {
                     ShflMode::Idx
                 } else {
                     return Err(self.invalid(at, "shfl mode"));
@@ -2655,51 +2677,51 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 WarpKind::Shfl(mode)
             }
             Opcode::Vote => {
-                self.check(at, &["sync", "all", "any", "uni", "ballot"], 0)?;
-                if Self::word(at, "ballot") {
+                self.check(at, &[Word::SYNC, Word::ALL, Word::ANY, Word::UNI, Word::BALLOT], 0)?;
+                if Self::word(at, Word::BALLOT) {
                     WarpKind::VoteBallot
-                } else if Self::word(at, "all") {
+                } else if Self::word(at, Word::ALL) {
                     WarpKind::VoteAll
-                } else if Self::word(at, "any") {
+                } else if Self::word(at, Word::ANY) {
                     WarpKind::VoteAny
-                } else if Self::word(at, "uni") {
+                } else if Self::word(at, Word::UNI) {
                     WarpKind::VoteUni
                 } else {
                     return Err(self.invalid(at, "vote mode"));
                 }
             }
             Opcode::Match => {
-                self.check(at, &["sync", "any", "all"], 0)?;
-                if Self::word(at, "any") {
+                self.check(at, &[Word::SYNC, Word::ANY, Word::ALL], 0)?;
+                if Self::word(at, Word::ANY) {
                     WarpKind::MatchAny
-                } else if Self::word(at, "all") {
+                } else if Self::word(at, Word::ALL) {
                     WarpKind::MatchAll
                 } else {
                     return Err(self.invalid(at, "match mode"));
                 }
             }
             Opcode::Redux => {
-                self.check(at, &["sync", "add", "min", "max", "and", "or", "xor"], 0)?;
+                self.check(at, &[Word::SYNC, Word::ADD, Word::MIN, Word::MAX, Word::AND, Word::OR, Word::XOR], 0)?;
                 let t = self.one_type(at)?;
                 if !matches!(t, ScalarType::U32 | ScalarType::S32 | ScalarType::B32) {
                     return Err(self.unsupported_because(at, "instruction type"));
                 }
                 let op = [
-                    ("add", ReduxOp::Add),
-                    ("min", ReduxOp::Min),
-                    ("max", ReduxOp::Max),
-                    ("and", ReduxOp::And),
-                    ("or", ReduxOp::Or),
-                    ("xor", ReduxOp::Xor),
+                    (Word::ADD, ReduxOp::Add),
+                    (Word::MIN, ReduxOp::Min),
+                    (Word::MAX, ReduxOp::Max),
+                    (Word::AND, ReduxOp::And),
+                    (Word::OR, ReduxOp::Or),
+                    (Word::XOR, ReduxOp::Xor),
                 ]
                 .into_iter()
-                .find(|(w, _)| Self::word(at, w))
+                .find(|&(w, _)| Self::word(at, w))
                 .map(|(_, o)| o)
                 .ok_or_else(|| self.invalid(at, "redux operation"))?;
                 WarpKind::Redux(op, t == ScalarType::S32)
             }
             Opcode::Bar | Opcode::Barrier => {
-                self.check(at, &["warp", "sync"], 0)?;
+                self.check(at, &[Word::WARP, Word::SYNC], 0)?;
                 WarpKind::WarpSync
             }
             Opcode::Activemask => {
@@ -2729,7 +2751,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     /// Operands of a warp collective, and whether its members are implicit
     /// (no membermask operand).
     fn warp_operands(&self, at: &At<'_>, kind: WarpKind) -> (usize, bool) {
-        let implicit = kind == WarpKind::ActiveMask || !Self::word(at, "sync");
+        let implicit = kind == WarpKind::ActiveMask || !Self::word(at, Word::SYNC);
         let explicit = match kind {
             WarpKind::Tensor(_) => return (0, false),
             WarpKind::Shfl(_) => 5,
@@ -2850,18 +2872,29 @@ impl<'a, 'p> Ctx<'a, 'p> {
     // ------------------------------------------------------------ atomics and async copies
 
     fn exec_atom(&mut self, at: &At<'_>) -> R<Flow> {
-        const OPS: [&str; 10] = ["and", "or", "xor", "cas", "exch", "add", "inc", "dec", "min", "max"];
-        let mut words: Vec<&str> = OPS.to_vec();
-        words.push("noftz");
+        const OPS: [Word; 10] = [
+            Word::AND,
+            Word::OR,
+            Word::XOR,
+            Word::CAS,
+            Word::EXCH,
+            Word::ADD,
+            Word::INC,
+            Word::DEC,
+            Word::MIN,
+            Word::MAX,
+        ];
+        let mut words: Vec<Word> = OPS.to_vec();
+        words.push(Word::NOFTZ);
         self.check(at, &words, F_SPACE | F_MEM)?;
         let is_red = at.inst.opcode == Opcode::Red;
         let t = self.one_type(at)?;
-        let op = OPS.into_iter().find(|w| Self::word(at, w)).ok_or_else(|| self.invalid(at, "atomic operation"))?;
+        let op = OPS.into_iter().find(|&w| Self::word(at, w)).ok_or_else(|| self.invalid(at, "atomic operation"))?;
         let base = if is_red { 0 } else { 1 };
-        let nsrc = if op == "cas" { 2 } else { 1 };
+        let nsrc = if op == Word::CAS { 2 } else { 1 };
         if at.inst.operands.len() != base + 1 + nsrc {
             // A trailing cache-policy operand is a hint.
-            if !(Self::word(at, "L2::cache_hint") && at.inst.operands.len() == base + 2 + nsrc) {
+            if !(Self::word(at, Word::L2__CACHE_HINT) && at.inst.operands.len() == base + 2 + nsrc) {
                 return Err(self.invalid(at, "operand count"));
             }
         }
@@ -2882,15 +2915,15 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let b = self.value(at, self.op(at, base + 1)?, t)?;
         let bits = t.bits();
         let new = if t.is_float() {
-            if op != "add" && op != "exch" {
+            if op != Word::ADD && op != Word::EXCH {
                 return Err(self.unsupported_because(at, "floating-point atomic operation"));
             }
-            if op == "exch" {
+            if op == Word::EXCH {
                 b
             } else {
                 let fmt = float_format(t).ok_or_else(|| self.unsupported_because(at, "atomic type"))?;
                 let flush = t == ScalarType::F32 && space == StateSpace::Global;
-                if t != ScalarType::F32 && t != ScalarType::F64 && !Self::word(at, "noftz") {
+                if t != ScalarType::F32 && t != ScalarType::F64 && !Self::word(at, Word::NOFTZ) {
                     return Err(self.invalid(at, "half-precision atomic add requires .noftz"));
                 }
                 let (mut x, mut y) = (old as u64, b as u64);
@@ -2908,11 +2941,11 @@ impl<'a, 'p> Ctx<'a, 'p> {
             let signed = t.is_signed();
             let (x, y) = (int_value(old, bits, signed), int_value(b, bits, signed));
             match op {
-                "and" => old & b,
-                "or" => old | b,
-                "xor" => old ^ b,
-                "exch" => b,
-                "cas" => {
+                Word::AND => old & b,
+                Word::OR => old | b,
+                Word::XOR => old ^ b,
+                Word::EXCH => b,
+                Word::CAS => {
                     let c = self.value(at, self.op(at, base + 2)?, t)?;
                     if old == b {
                         c
@@ -2920,10 +2953,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
                         old
                     }
                 }
-                "add" => (old + b) & mask(bits),
-                "min" => x.min(y) as u128 & mask(bits),
-                "max" => x.max(y) as u128 & mask(bits),
-                "inc" => {
+                Word::ADD => (old + b) & mask(bits),
+                Word::MIN => x.min(y) as u128 & mask(bits),
+                Word::MAX => x.max(y) as u128 & mask(bits),
+                Word::INC => {
                     if old >= b {
                         0
                     } else {
@@ -2951,23 +2984,23 @@ impl<'a, 'p> Ctx<'a, 'p> {
         self.check(
             at,
             &[
-                "async",
-                "ca",
-                "cg",
-                "commit_group",
-                "wait_group",
-                "wait_all",
-                "L2::64B",
-                "L2::128B",
-                "L2::256B",
-                "L2::cache_hint",
+                Word::ASYNC,
+                Word::CA,
+                Word::CG,
+                Word::COMMIT_GROUP,
+                Word::WAIT_GROUP,
+                Word::WAIT_ALL,
+                Word::L2__64B,
+                Word::L2__128B,
+                Word::L2__256B,
+                Word::L2__CACHE_HINT,
             ],
             F_SPACE,
         )?;
-        if !Self::word(at, "async") {
+        if !Self::word(at, Word::ASYNC) {
             return Err(self.unsupported(at));
         }
-        if Self::word(at, "commit_group") || Self::word(at, "wait_group") || Self::word(at, "wait_all") {
+        if Self::word(at, Word::COMMIT_GROUP) || Self::word(at, Word::WAIT_GROUP) || Self::word(at, Word::WAIT_ALL) {
             return Ok(Flow::Next);
         }
         let spaces: Vec<StateSpace> = at
@@ -3001,7 +3034,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 if self.pred(at, extra)? {
                     src_size = 0;
                 }
-            } else if !(n == 4 && Self::word(at, "L2::cache_hint")) {
+            } else if !(n == 4 && Self::word(at, Word::L2__CACHE_HINT)) {
                 src_size = self.value(at, extra, ScalarType::U32)? as u64;
             }
         }
@@ -3123,4 +3156,23 @@ pub(crate) fn warp_compute(
         outs.push((lane as usize, out));
     }
     Ok(outs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MEMORY_HINTS;
+    use ptx_ir::words::WORDS;
+    use ptx_ir::Word;
+
+    /// Every cache-level word of the vocabulary (`.L1::*`, `.L2::*`) is a
+    /// memory hint, as it was when the hints were matched by prefix.
+    #[test]
+    fn memory_hints_cover_every_cache_level_word() {
+        let levels: Vec<&str> =
+            WORDS.iter().copied().filter(|w| w.starts_with("L1::") || w.starts_with("L2::")).collect();
+        assert!(levels.len() >= 10, "{levels:?}");
+        for w in levels {
+            assert!(MEMORY_HINTS.contains(&Word::lookup(w).unwrap()), ".{w} is not in MEMORY_HINTS");
+        }
+    }
 }

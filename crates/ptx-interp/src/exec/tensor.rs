@@ -24,7 +24,7 @@
 use super::{At, Ctx, WarpIn, WarpOut, R};
 use crate::error::InterpError;
 use crate::softfloat::{self as sf, Format, Mode, Value};
-use ptx_ir::{Modifier, Opcode, Operand, ScalarType, StateSpace};
+use ptx_ir::{Modifier, Opcode, Operand, ScalarType, StateSpace, Word};
 
 /// A tensor-core instruction, decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,22 +223,23 @@ impl Mma {
     }
 }
 
-/// The modifier words of an instruction, in order.
-fn words<'a>(at: &At<'a>) -> Vec<&'a str> {
+/// The modifier words of an instruction (`Modifier::Word`), in order. A
+/// word the description does not know (`Modifier::Other`) is not among
+/// them: `check` rejects it.
+fn words(at: &At<'_>) -> Vec<Word> {
     at.inst
         .modifiers
         .iter()
         .filter_map(|m| match m {
-            Modifier::Word(w) => Some(w.as_str()),
-            Modifier::Other(n) => Some(at.func.names.get(*n)),
+            Modifier::Word(w) => Some(*w),
             _ => None,
         })
         .collect()
 }
 
-/// `mMnNkK` (or `mMnN`, k = 0) as numbers.
-fn shape(word: &str) -> Option<(usize, usize, usize)> {
-    let rest = word.strip_prefix('m')?;
+/// The dimensions a shape word spells, `mMnNkK` (or `mMnN`, k = 0).
+fn shape(word: Word) -> Option<(usize, usize, usize)> {
+    let rest = word.as_str().strip_prefix('m')?;
     let (m, rest) = rest.split_once('n')?;
     let (n, k) = rest.split_once('k').unwrap_or((rest, "0"));
     Some((m.parse().ok()?, n.parse().ok()?, k.parse().ok()?))
@@ -257,24 +258,26 @@ impl Ctx<'_, '_> {
     /// `Unsupported`.
     pub(super) fn tensor_op(&self, at: &At<'_>) -> R<TensorOp> {
         let ws = words(at);
-        let has = |w: &str| ws.contains(&w);
-        if !has("sync") || !has("aligned") {
+        let has = |w: Word| ws.contains(&w);
+        if !has(Word::SYNC) || !has(Word::ALIGNED) {
             return Err(self.unsupported_because(at, "without .sync.aligned"));
         }
-        let shape_word = ws.iter().copied().find(|w| shape(w).is_some()).unwrap_or("");
-        let (m, n, k) = shape(shape_word).unwrap_or((0, 0, 0));
+        let shape_word = ws.iter().copied().find(|&w| shape(w).is_some());
+        let (m, n, k) = shape_word.and_then(shape).unwrap_or((0, 0, 0));
         match at.inst.opcode {
             Opcode::Mma => {
-                self.check(at, &["sync", "aligned", "row", "col", "satfinite", shape_word], 0)?;
-                let layouts: Vec<&str> = ws.iter().copied().filter(|w| *w == "row" || *w == "col").collect();
-                if layouts != ["row", "col"] {
+                let mut allowed = vec![Word::SYNC, Word::ALIGNED, Word::ROW, Word::COL, Word::SATFINITE];
+                allowed.extend(shape_word);
+                self.check(at, &allowed, 0)?;
+                let layouts: Vec<Word> = ws.iter().copied().filter(|&w| w == Word::ROW || w == Word::COL).collect();
+                if layouts != [Word::ROW, Word::COL] {
                     return Err(self.unsupported_because(at, "layouts other than .row.col"));
                 }
                 let types: Vec<Option<Elem>> = at.inst.types().map(Elem::of).collect();
                 let [Some(d), Some(a), Some(b), Some(c)] = types[..] else {
                     return Err(self.unsupported_because(at, "mma types"));
                 };
-                let mma = Mma { m, n, k, d, a, b, c, satfinite: has("satfinite") };
+                let mma = Mma { m, n, k, d, a, b, c, satfinite: has(Word::SATFINITE) };
                 use Elem::*;
                 let ok = match (a, b) {
                     (F16, F16) => {
@@ -303,8 +306,13 @@ impl Ctx<'_, '_> {
                 Ok(TensorOp::Mma(mma))
             }
             Opcode::Ldmatrix | Opcode::Stmatrix => {
-                let num = [("x1", 1), ("x2", 2), ("x4", 4)].into_iter().find(|(w, _)| has(w)).map(|(_, n)| n);
-                self.check(at, &["sync", "aligned", "m8n8", "x1", "x2", "x4", "trans"], crate::exec::F_SPACE)?;
+                let num =
+                    [(Word::X1, 1), (Word::X2, 2), (Word::X4, 4)].into_iter().find(|&(w, _)| has(w)).map(|(_, n)| n);
+                self.check(
+                    at,
+                    &[Word::SYNC, Word::ALIGNED, Word::M8N8, Word::X1, Word::X2, Word::X4, Word::TRANS],
+                    crate::exec::F_SPACE,
+                )?;
                 let types: Vec<ScalarType> = at.inst.types().collect();
                 let (Some(num), true, [ScalarType::B16]) = (num, (m, n) == (8, 8), types.as_slice()) else {
                     return Err(self.unsupported_because(at, "shapes other than .m8n8 .b16"));
@@ -312,18 +320,18 @@ impl Ctx<'_, '_> {
                 if !matches!(at.inst.space(), None | Some(StateSpace::Shared)) {
                     return Err(self.invalid(at, "state space"));
                 }
-                let trans = has("trans");
+                let trans = has(Word::TRANS);
                 Ok(if at.inst.opcode == Opcode::Ldmatrix {
                     TensorOp::Ldmatrix { num, trans }
                 } else {
                     TensorOp::Stmatrix { num, trans }
                 })
             }
-            Opcode::Wmma => self.wmma_op(at, &ws, (m, n, k)).map(TensorOp::Wmma),
+            Opcode::Wmma => self.wmma_op(at, &ws, shape_word, (m, n, k)).map(TensorOp::Wmma),
             Opcode::Movmatrix => {
-                self.check(at, &["sync", "aligned", "m8n8", "trans"], 0)?;
+                self.check(at, &[Word::SYNC, Word::ALIGNED, Word::M8N8, Word::TRANS], 0)?;
                 let types: Vec<ScalarType> = at.inst.types().collect();
-                if (m, n) != (8, 8) || !has("trans") || types != [ScalarType::B16] {
+                if (m, n) != (8, 8) || !has(Word::TRANS) || types != [ScalarType::B16] {
                     return Err(self.unsupported_because(at, "movmatrix other than .m8n8.trans.b16"));
                 }
                 Ok(TensorOp::Movmatrix)
@@ -332,15 +340,28 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn wmma_op(&self, at: &At<'_>, ws: &[&str], (m, n, k): (usize, usize, usize)) -> R<Wmma> {
-        let has = |w: &str| ws.contains(&w);
-        let shape_word = format!("m{m}n{n}k{k}");
-        let mut allowed =
-            vec!["sync", "aligned", "row", "col", "load", "store", "mma", "a", "b", "c", "d", "satfinite"];
-        allowed.push(&shape_word);
+    fn wmma_op(&self, at: &At<'_>, ws: &[Word], shape_word: Option<Word>, (m, n, k): (usize, usize, usize)) -> R<Wmma> {
+        let has = |w: Word| ws.contains(&w);
+        let mut allowed = vec![
+            Word::SYNC,
+            Word::ALIGNED,
+            Word::ROW,
+            Word::COL,
+            Word::LOAD,
+            Word::STORE,
+            Word::MMA,
+            Word::A,
+            Word::B,
+            Word::C,
+            Word::D,
+            Word::SATFINITE,
+        ];
+        // Only a shape with a k (`.m16n16k16`, not `.m8n8`).
+        allowed.extend(shape_word.filter(|_| k != 0));
         self.check(at, &allowed, super::F_SPACE | super::F_ROUND)?;
         let types: Vec<Option<Elem>> = at.inst.types().map(Elem::of).collect();
-        let layouts: Vec<bool> = ws.iter().filter(|w| **w == "row" || **w == "col").map(|w| *w == "col").collect();
+        let layouts: Vec<bool> =
+            ws.iter().filter(|&&w| w == Word::ROW || w == Word::COL).map(|&w| w == Word::COL).collect();
         let unsupported = || self.unsupported_because(at, "wmma shape and types");
         let shapes16 = matches!((m, n, k), (16, 16, 16) | (32, 8, 16) | (8, 32, 16));
         // The A type a C type goes with, and whether the shape fits A.
@@ -354,13 +375,13 @@ impl Ctx<'_, '_> {
         };
         let mut mma = Mma { m, n, k, d: Elem::F32, a: Elem::F16, b: Elem::F16, c: Elem::F32, satfinite: false };
         let rounding = at.inst.modifiers.iter().any(|md| matches!(md, Modifier::Rounding(_)));
-        if has("mma") {
+        if has(Word::MMA) {
             let (d, a, b, c) = match types[..] {
                 [Some(d), Some(c)] => (d, Elem::F16, Elem::F16, c),
                 [Some(d), Some(a), Some(b), Some(c)] => (d, a, b, c),
                 _ => return Err(unsupported()),
             };
-            mma = Mma { m, n, k, d, a, b, c, satfinite: has("satfinite") };
+            mma = Mma { m, n, k, d, a, b, c, satfinite: has(Word::SATFINITE) };
             let same_class = a == b || matches!((a, b), (Elem::S8 | Elem::U8, Elem::S8 | Elem::U8));
             let d_ok = if a == Elem::F16 { matches!(d, Elem::F16 | Elem::F32) } else { d == c };
             let sat_ok = !mma.satfinite || (d.is_int() || matches!(d, Elem::F16 | Elem::F32));
@@ -370,7 +391,7 @@ impl Ctx<'_, '_> {
             }
             return Ok(Wmma { kind: WmmaKind::Mma, ty: a, col: false, mma });
         }
-        let kind = match (has("load"), has("store"), has("a"), has("b"), has("c"), has("d")) {
+        let kind = match (has(Word::LOAD), has(Word::STORE), has(Word::A), has(Word::B), has(Word::C), has(Word::D)) {
             (true, false, true, false, false, false) => WmmaKind::Load(0),
             (true, false, false, true, false, false) => WmmaKind::Load(1),
             (true, false, false, false, true, false) => WmmaKind::Load(2),
@@ -382,7 +403,7 @@ impl Ctx<'_, '_> {
             WmmaKind::Load(0 | 1) => [Elem::F32, Elem::S32].iter().any(|&c| fits(ty, c)) || fits(ty, Elem::F64),
             _ => [Elem::F16, Elem::Bf16, Elem::Tf32, Elem::S8, Elem::F64].iter().any(|&a| fits(a, ty)),
         };
-        if !ok || layouts.len() != 1 || rounding || has("satfinite") {
+        if !ok || layouts.len() != 1 || rounding || has(Word::SATFINITE) {
             return Err(unsupported());
         }
         if !matches!(at.inst.space(), None | Some(StateSpace::Global) | Some(StateSpace::Shared)) {
@@ -434,7 +455,7 @@ impl Ctx<'_, '_> {
     /// `0x7fffe000`; `.satfinite` turns infinities (also from rounding) into
     /// the largest finite tf32; `.relu` turns negatives into +0.
     pub(super) fn exec_cvt_tf32(&mut self, at: &At<'_>) -> R<super::Flow> {
-        self.check(at, &["relu", "satfinite"], super::F_ROUND)?;
+        self.check(at, &[Word::RELU, Word::SATFINITE], super::F_ROUND)?;
         self.ops(at, 2)?;
         let round = at.inst.rounding();
         use ptx_ir::Rounding;
@@ -445,7 +466,7 @@ impl Ctx<'_, '_> {
             _ => return Err(self.unsupported_because(at, "tf32 rounding")),
         };
         let x = self.value(at, self.op(at, 1)?, ScalarType::F32)? as u32;
-        let (sat, relu) = (Self::word(at, "satfinite"), Self::word(at, "relu"));
+        let (sat, relu) = (Self::word(at, Word::SATFINITE), Self::word(at, Word::RELU));
         let sign = x & 0x8000_0000;
         let mag = x & 0x7fff_ffff;
         let d = if mag > 0x7f80_0000 {

@@ -20,7 +20,9 @@
 //!   and buffers sized from the addresses touched;
 //! - `legacy`: mad.f32/f64 with no rounding modifier, module-scope .local;
 //! - `mutations`: wrong rewrites of small kernels that the checker must
-//!   catch.
+//!   catch;
+//! - `typed_words`: the interpreter's source names modifier words and
+//!   opcodes by their `ptx_ir` constants, never as strings.
 
 mod approx;
 mod byte_lanes;
@@ -40,4 +42,5 @@ mod scheduling;
 mod softfloat;
 mod tensor;
 mod textures;
+mod typed_words;
 mod units;
