@@ -15,7 +15,7 @@
 //! filled, the slots of a `{.sem.scope}` group are all filled or all empty,
 //! and the types fill type slots in the form's order.
 
-use crate::inst::{Inst, Operand};
+use crate::inst::{Inst, Modifier, Operand};
 use ptx_isa::model::{Form, Isa, Presence, WordId};
 use smallvec::SmallVec;
 
@@ -183,6 +183,25 @@ pub fn operand_choices<'a>(form: &'a Form, words: &'a Words, n: usize) -> impl I
     operand_choices_checked(form, words, n).into_iter().flatten().filter_map(Result::ok)
 }
 
+/// `inst` with its modifiers in the order of the form it is (the first
+/// that fits), as the ISA writes them; the words no slot holds (ignored
+/// ones) after them. A builder collects words in its family's order, which
+/// for a slot of a later form (`.global` of `atom.global.add.v2.f32`) is
+/// not its place there; ptxas accepts either order.
+pub fn in_form_order(mut inst: Inst) -> Inst {
+    let Some(view) = FormView::of(&inst) else { return inst };
+    let mut rest: Vec<Modifier> = inst.modifiers.iter().cloned().collect();
+    let mut ordered: Vec<Modifier> = Vec::with_capacity(rest.len());
+    for word in view.filled.iter().flatten() {
+        if let Some(i) = rest.iter().position(|m| m.word().map(|w| w.index()) == Some(*word)) {
+            ordered.push(rest.remove(i));
+        }
+    }
+    ordered.extend(rest);
+    inst.modifiers = ordered.into();
+    inst
+}
+
 /// An instruction read as one form of the description: the form, the word
 /// of each slot and which operand is which. The first form (in description
 /// order) whose modifiers fit and whose operand count fits; the operands'
@@ -235,6 +254,11 @@ impl<'i> FormView<'i> {
     pub fn slot_at(&self, slot: &str, k: usize) -> Option<crate::Word> {
         let s = self.form.slots.iter().enumerate().filter(|(_, x)| x.name == slot).nth(k)?.0;
         self.slot_index(s)
+    }
+
+    /// The first of `words` the instruction has as a modifier word.
+    pub fn word_among(&self, words: &[crate::Word]) -> Option<crate::Word> {
+        self.inst.modifiers.iter().filter_map(Modifier::word).find(|w| words.contains(w))
     }
 
     fn slot_index(&self, s: usize) -> Option<crate::Word> {

@@ -538,12 +538,20 @@ pub fn ir_families(isa: &Isa) -> String {
                 } else {
                     let words: Vec<String> =
                         slot.words.iter().map(|&w| format!(".{}", isa.words[w as usize])).collect();
+                    let constants: Vec<String> = slot
+                        .words
+                        .iter()
+                        .map(|&w| format!("Word::{}", constant_name(isa.words[w as usize], isa.words)))
+                        .collect();
+                    // A form may write one of the slot's words literally
+                    // (`atom.add.u64` beside `atom.op.type`): read as the slot.
                     let _ = writeln!(
                         s,
-                        "\n    /// `.{}`: one of {}.\n    pub fn {name}(&self) -> Option<Word> {{\n        self.0.slot({:?})\n    }}",
+                        "\n    /// `.{}`: one of {} (in a form that writes one of them as a\n    /// word of its own, that word).\n    pub fn {name}(&self) -> Option<Word> {{\n        self.0.slot({:?}).or_else(|| self.0.word_among(&[{}]))\n    }}",
                         slot.name,
                         words.join(" "),
-                        slot.name
+                        slot.name,
+                        constants.join(", ")
                     );
                 }
             } else if !slot.required_first {
@@ -692,7 +700,7 @@ pub fn ir_families(isa: &Isa) -> String {
         }
         let _ = writeln!(
             s,
-            "\n    /// The instruction. In debug builds, asserts that it is one of the\n    /// family's forms (its modifiers and operand count).\n    pub fn build(mut self) -> Inst {{\n        self.modifiers.sort_by_key(|(rank, _)| *rank);\n        self.modifiers.dedup_by(|a, b| a.1 == b.1);\n        self.operands.sort_by_key(|(rank, _)| *rank);\n        let inst = Inst::new(\n            Opcode::{v},\n            self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),\n            self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),\n        );\n        debug_assert!(FormView::of(&inst).is_some(), \"not a form of {}: {{inst:?}}\");\n        inst\n    }}\n}}\n",
+            "\n    /// The instruction. In debug builds, asserts that it is one of the\n    /// family's forms (its modifiers and operand count).\n    pub fn build(mut self) -> Inst {{\n        self.modifiers.sort_by_key(|(rank, _)| *rank);\n        self.modifiers.dedup_by(|a, b| a.1 == b.1);\n        self.operands.sort_by_key(|(rank, _)| *rank);\n        let inst = crate::forms::in_form_order(Inst::new(\n            Opcode::{v},\n            self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),\n            self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),\n        ));\n        debug_assert!(FormView::of(&inst).is_some(), \"not a form of {}: {{inst:?}}\");\n        inst\n    }}\n}}\n",
             o.name
         );
         let _ = writeln!(

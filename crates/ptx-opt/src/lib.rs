@@ -57,11 +57,37 @@ use std::sync::Arc;
 /// A crate that depends on `ptx-opt` alone can write a pass and run it
 /// with [`Options::with_function_pass`]; see `examples/custom-pass/` and
 /// "How a pass is written" in ARCHITECTURE.md.
+///
+/// Every instruction family has a typed view and a builder ([`prelude::family`]):
+///
+/// ```
+/// use ptx_opt::prelude::*;
+/// let source = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+///               .reg .b64 %rd<4>;\nld.param.u64 %rd1, [p];\natom.global.add.u64 %rd2, [%rd1+8], 1;\nret;\n}\n";
+/// let module = ptx_opt::parse(source)?;
+/// let func = module.functions.values().next().unwrap();
+/// let id = func.inst_ids().find(|&id| func.insts[id].opcode == Opcode::Atom).unwrap();
+/// let atom = family::Atom::of(&func.insts[id]).expect("a form of atom");
+/// assert_eq!((atom.space(), atom.op(), atom.ty()), (Some(Word::GLOBAL), Some(Word::ADD), Some(ScalarType::U64)));
+/// assert_eq!(atom.a().map(|a| a.offset), Some(8));
+///
+/// // A new one from the generated builder: atom.global.add.u64 %rd2, [%rd1+16], %rd2.
+/// let (Some(&Operand::Reg(rd2)), Some(&AddrBase::Reg(rd1))) = (atom.d(), atom.a().map(|a| &a.base)) else { panic!() };
+/// let built: Inst = Inst::atom(Word::ADD, ScalarType::U64, rd2, Address::reg(rd1, 16), rd2).global().into();
+/// assert_eq!(ptx_opt::ir::print::inst_to_string(func, &built), "atom.global.add.u64 %rd2, [%rd1+16], %rd2;");
+/// # Ok::<(), ptx_opt::Error>(())
+/// ```
 pub mod prelude {
     pub use ptx_analysis::{Cfg, DefUse, DomTree, FunctionAnalyses, Values};
+    /// A typed view (`family::Atom::of(&inst)`) and a builder (`Inst::atom(..)`,
+    /// `family::AtomBuilder`) for every instruction family, generated from the
+    /// description of the instruction set.
+    #[doc(inline)]
+    pub use ptx_ir::family;
+    pub use ptx_ir::forms::FormView;
     pub use ptx_ir::{
-        Access, Address, Diagnostic, Effects, Function, Guard, Inst, InstId, IntImm, Modifier, Module, Opcode, Operand,
-        RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, TypeKind, Word,
+        Access, AddrBase, Address, Diagnostic, Effects, Function, Guard, Inst, InstId, IntImm, Modifier, Module,
+        Opcode, Operand, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, TypeKind, Word,
     };
     pub use ptx_pass::{
         Checkpoint, Counter, FunctionContext, FunctionPass, ModuleInfo, Pass, PassContext, Preserves, Rewriter,
@@ -237,7 +263,7 @@ pub struct Options {
     /// (its `sm_` entry; `--set-target`), so that the output declares what
     /// the passes assumed (ptxas rejects an instruction its `.target` does
     /// not allow); the input is then verified against it. The printed
-    /// module differs from its source in that line alone ([`print`]). Such
+    /// module differs from its source in that line alone ([`print()`]). Such
     /// a run is not streamed.
     pub set_target: bool,
 }

@@ -169,11 +169,11 @@ impl AbsBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Abs,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of abs: {inst:?}");
         inst
     }
@@ -247,11 +247,11 @@ impl ActivemaskBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Activemask,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of activemask: {inst:?}");
         inst
     }
@@ -322,9 +322,10 @@ impl<'i> Add<'i> {
         self.0.slot("cc").is_some()
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.ftz` is there.
@@ -518,11 +519,11 @@ impl AddBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Add,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of add: {inst:?}");
         inst
     }
@@ -624,11 +625,11 @@ impl AddcBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Addc,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of addc: {inst:?}");
         inst
     }
@@ -724,11 +725,11 @@ impl AllocaBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Alloca,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of alloca: {inst:?}");
         inst
     }
@@ -819,11 +820,11 @@ impl AndBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::And,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of and: {inst:?}");
         inst
     }
@@ -917,11 +918,11 @@ impl ApplypriorityBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Applypriority,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of applypriority: {inst:?}");
         inst
     }
@@ -984,24 +985,28 @@ impl<'i> Atom<'i> {
         &self.0
     }
 
-    /// `.sem`: one of .acq_rel .acquire .relaxed .release.
+    /// `.sem`: one of .acq_rel .acquire .relaxed .release (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn sem(&self) -> Option<Word> {
-        self.0.slot("sem")
+        self.0.slot("sem").or_else(|| self.0.word_among(&[Word::ACQ_REL, Word::ACQUIRE, Word::RELAXED, Word::RELEASE]))
     }
 
-    /// `.scope`: one of .cluster .cta .gpu .sys.
+    /// `.scope`: one of .cluster .cta .gpu .sys (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scope(&self) -> Option<Word> {
-        self.0.slot("scope")
+        self.0.slot("scope").or_else(|| self.0.word_among(&[Word::CLUSTER, Word::CTA, Word::GPU, Word::SYS]))
     }
 
-    /// `.space`: one of .global .shared .shared::cluster .shared::cta.
+    /// `.space`: one of .global .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn space(&self) -> Option<Word> {
-        self.0.slot("space")
+        self.0.slot("space").or_else(|| self.0.word_among(&[Word::GLOBAL, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
-    /// `.op`: one of .add .and .dec .exch .inc .max .min .or .xor.
+    /// `.op`: one of .add .and .dec .exch .inc .max .min .or .xor (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op(&self) -> Option<Word> {
-        self.0.slot("op")
+        self.0.slot("op").or_else(|| self.0.word_among(&[Word::ADD, Word::AND, Word::DEC, Word::EXCH, Word::INC, Word::MAX, Word::MIN, Word::OR, Word::XOR]))
     }
 
     /// True if `.level::cache_hint` is there.
@@ -1074,14 +1079,16 @@ impl<'i> Atom<'i> {
         self.0.slot("global").is_some()
     }
 
-    /// `.vec_32_bit`: one of .v2 .v4.
+    /// `.vec_32_bit`: one of .v2 .v4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn vec_32_bit(&self) -> Option<Word> {
-        self.0.slot("vec_32_bit")
+        self.0.slot("vec_32_bit").or_else(|| self.0.word_among(&[Word::V2, Word::V4]))
     }
 
-    /// `.vec_16_bit`: one of .v2 .v4 .v8.
+    /// `.vec_16_bit`: one of .v2 .v4 .v8 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn vec_16_bit(&self) -> Option<Word> {
-        self.0.slot("vec_16_bit")
+        self.0.slot("vec_16_bit").or_else(|| self.0.word_among(&[Word::V2, Word::V4, Word::V8]))
     }
 
     /// `.half_word_type`: the type.
@@ -1310,11 +1317,11 @@ impl AtomBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Atom,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of atom: {inst:?}");
         inst
     }
@@ -1383,9 +1390,10 @@ impl<'i> Bar<'i> {
         self.0.slot("u32").is_some()
     }
 
-    /// `.op`: one of .and .or.
+    /// `.op`: one of .and .or (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op(&self) -> Option<Word> {
-        self.0.slot("op")
+        self.0.slot("op").or_else(|| self.0.word_among(&[Word::AND, Word::OR]))
     }
 
     /// True if `.pred` is there.
@@ -1539,11 +1547,11 @@ impl BarBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Bar,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of bar: {inst:?}");
         inst
     }
@@ -1618,9 +1626,10 @@ impl<'i> Barrier<'i> {
         self.0.slot("u32").is_some()
     }
 
-    /// `.op`: one of .and .or.
+    /// `.op`: one of .and .or (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op(&self) -> Option<Word> {
-        self.0.slot("op")
+        self.0.slot("op").or_else(|| self.0.word_among(&[Word::AND, Word::OR]))
     }
 
     /// True if `.pred` is there.
@@ -1633,9 +1642,10 @@ impl<'i> Barrier<'i> {
         self.0.slot("cluster").is_some()
     }
 
-    /// `.sem`: one of .relaxed .release.
+    /// `.sem`: one of .relaxed .release (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn sem(&self) -> Option<Word> {
-        self.0.slot("sem")
+        self.0.slot("sem").or_else(|| self.0.word_among(&[Word::RELAXED, Word::RELEASE]))
     }
 
     /// True if `.wait` is there.
@@ -1803,11 +1813,11 @@ impl BarrierBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Barrier,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of barrier: {inst:?}");
         inst
     }
@@ -1904,11 +1914,11 @@ impl BfeBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Bfe,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of bfe: {inst:?}");
         inst
     }
@@ -2011,11 +2021,11 @@ impl BfiBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Bfi,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of bfi: {inst:?}");
         inst
     }
@@ -2113,11 +2123,11 @@ impl BfindBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Bfind,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of bfind: {inst:?}");
         inst
     }
@@ -2157,9 +2167,10 @@ impl<'i> Bmsk<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .clamp .wrap.
+    /// `.mode`: one of .clamp .wrap (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::CLAMP, Word::WRAP]))
     }
 
     /// The operand `d`.
@@ -2209,11 +2220,11 @@ impl BmskBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Bmsk,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of bmsk: {inst:?}");
         inst
     }
@@ -2297,11 +2308,11 @@ impl BraBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Bra,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of bra: {inst:?}");
         inst
     }
@@ -2386,11 +2397,11 @@ impl BrevBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Brev,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of brev: {inst:?}");
         inst
     }
@@ -2457,11 +2468,11 @@ impl BrkptBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Brkpt,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of brkpt: {inst:?}");
         inst
     }
@@ -2552,11 +2563,11 @@ impl BrxBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Brx,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of brx: {inst:?}");
         inst
     }
@@ -2701,11 +2712,11 @@ impl CallBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Call,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of call: {inst:?}");
         inst
     }
@@ -2773,9 +2784,10 @@ impl<'i> Clusterlaunchcontrol<'i> {
         self.0.slot("pred").is_some()
     }
 
-    /// `.get_first_ctaid`: one of .get_first_ctaid .get_first_ctaid::x .get_first_ctaid::y .get_first_ctaid::z.
+    /// `.get_first_ctaid`: one of .get_first_ctaid .get_first_ctaid::x .get_first_ctaid::y .get_first_ctaid::z (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn get_first_ctaid(&self) -> Option<Word> {
-        self.0.slot("get_first_ctaid")
+        self.0.slot("get_first_ctaid").or_else(|| self.0.word_among(&[Word::GET_FIRST_CTAID, Word::GET_FIRST_CTAID__X, Word::GET_FIRST_CTAID__Y, Word::GET_FIRST_CTAID__Z]))
     }
 
     /// True if `.v4` is there.
@@ -2932,11 +2944,11 @@ impl ClusterlaunchcontrolBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Clusterlaunchcontrol,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of clusterlaunchcontrol: {inst:?}");
         inst
     }
@@ -3021,11 +3033,11 @@ impl ClzBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Clz,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of clz: {inst:?}");
         inst
     }
@@ -3110,11 +3122,11 @@ impl CnotBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Cnot,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of cnot: {inst:?}");
         inst
     }
@@ -3205,11 +3217,11 @@ impl CopysignBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Copysign,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of copysign: {inst:?}");
         inst
     }
@@ -3301,11 +3313,11 @@ impl CosBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Cos,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of cos: {inst:?}");
         inst
     }
@@ -3399,9 +3411,10 @@ impl<'i> Cp<'i> {
         self.0.slot("noinc").is_some()
     }
 
-    /// `.space`: one of .shared .shared::cta.
+    /// `.space`: one of .shared .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn space(&self) -> Option<Word> {
-        self.0.slot("space")
+        self.0.slot("space").or_else(|| self.0.word_among(&[Word::SHARED, Word::SHARED__CTA]))
     }
 
     /// True if `.ca` is there.
@@ -3409,9 +3422,10 @@ impl<'i> Cp<'i> {
         self.0.slot("ca").is_some()
     }
 
-    /// `.shared`: one of .shared .shared::cta.
+    /// `.shared`: one of .shared .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shared(&self) -> Option<Word> {
-        self.0.slot("shared")
+        self.0.slot("shared").or_else(|| self.0.word_among(&[Word::SHARED, Word::SHARED__CTA]))
     }
 
     /// True if `.global` is there.
@@ -3424,9 +3438,10 @@ impl<'i> Cp<'i> {
         self.0.slot("level::cache_hint").is_some()
     }
 
-    /// `.level::prefetch_size`: one of .L2::128B .L2::256B .L2::64B.
+    /// `.level::prefetch_size`: one of .L2::128B .L2::256B .L2::64B (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level_prefetch_size(&self) -> Option<Word> {
-        self.0.slot("level::prefetch_size")
+        self.0.slot("level::prefetch_size").or_else(|| self.0.word_among(&[Word::L2__128B, Word::L2__256B, Word::L2__64B]))
     }
 
     /// True if `.cg` is there.
@@ -3454,19 +3469,22 @@ impl<'i> Cp<'i> {
         self.0.slot("bulk").is_some()
     }
 
-    /// `.dst`: one of .global .shared::cluster .shared::cta.
+    /// `.dst`: one of .global .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn dst(&self) -> Option<Word> {
-        self.0.slot("dst")
+        self.0.slot("dst").or_else(|| self.0.word_among(&[Word::GLOBAL, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
-    /// `.src`: one of .global .shared::cta.
+    /// `.src`: one of .global .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn src(&self) -> Option<Word> {
-        self.0.slot("src")
+        self.0.slot("src").or_else(|| self.0.word_among(&[Word::GLOBAL, Word::SHARED__CTA]))
     }
 
-    /// `.completion_mechanism`: one of .bulk_group .mbarrier::complete_tx::bytes.
+    /// `.completion_mechanism`: one of .bulk_group .mbarrier::complete_tx::bytes (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn completion_mechanism(&self) -> Option<Word> {
-        self.0.slot("completion_mechanism")
+        self.0.slot("completion_mechanism").or_else(|| self.0.word_among(&[Word::BULK_GROUP, Word::MBARRIER__COMPLETE_TX__BYTES]))
     }
 
     /// True if `.multicast` is there.
@@ -3529,9 +3547,10 @@ impl<'i> Cp<'i> {
         self.0.slot("tensor").is_some()
     }
 
-    /// `.dim`: one of .1d .2d .3d .4d .5d.
+    /// `.dim`: one of .1d .2d .3d .4d .5d (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn dim(&self) -> Option<Word> {
-        self.0.slot("dim")
+        self.0.slot("dim").or_else(|| self.0.word_among(&[Word::_1D, Word::_2D, Word::_3D, Word::_4D, Word::_5D]))
     }
 
     /// True if `.tile` is there.
@@ -3539,9 +3558,10 @@ impl<'i> Cp<'i> {
         self.0.slot("tile").is_some()
     }
 
-    /// `.cta_group`: one of .cta_group::1 .cta_group::2.
+    /// `.cta_group`: one of .cta_group::1 .cta_group::2 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cta_group(&self) -> Option<Word> {
-        self.0.slot("cta_group")
+        self.0.slot("cta_group").or_else(|| self.0.word_among(&[Word::CTA_GROUP__1, Word::CTA_GROUP__2]))
     }
 
     /// True if `.2d` is there.
@@ -3584,9 +3604,10 @@ impl<'i> Cp<'i> {
         self.0.slot("im2col_no_offs").is_some()
     }
 
-    /// `.redOp`: one of .add .and .dec .inc .max .min .or .xor.
+    /// `.redOp`: one of .add .and .dec .inc .max .min .or .xor (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn redop(&self) -> Option<Word> {
-        self.0.slot("redOp")
+        self.0.slot("redOp").or_else(|| self.0.word_among(&[Word::ADD, Word::AND, Word::DEC, Word::INC, Word::MAX, Word::MIN, Word::OR, Word::XOR]))
     }
 
     /// True if `.read` is there.
@@ -4172,11 +4193,11 @@ impl CpBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Cp,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of cp: {inst:?}");
         inst
     }
@@ -4223,14 +4244,16 @@ impl<'i> Createpolicy<'i> {
         self.0.slot("global").is_some()
     }
 
-    /// `.level::primary_priority`: one of .L2::evict_first .L2::evict_last .L2::evict_normal .L2::evict_unchanged.
+    /// `.level::primary_priority`: one of .L2::evict_first .L2::evict_last .L2::evict_normal .L2::evict_unchanged (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level_primary_priority(&self) -> Option<Word> {
-        self.0.slot("level::primary_priority")
+        self.0.slot("level::primary_priority").or_else(|| self.0.word_among(&[Word::L2__EVICT_FIRST, Word::L2__EVICT_LAST, Word::L2__EVICT_NORMAL, Word::L2__EVICT_UNCHANGED]))
     }
 
-    /// `.level::secondary_priority`: one of .L2::evict_first .L2::evict_unchanged.
+    /// `.level::secondary_priority`: one of .L2::evict_first .L2::evict_unchanged (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level_secondary_priority(&self) -> Option<Word> {
-        self.0.slot("level::secondary_priority")
+        self.0.slot("level::secondary_priority").or_else(|| self.0.word_among(&[Word::L2__EVICT_FIRST, Word::L2__EVICT_UNCHANGED]))
     }
 
     /// True if `.fractional` is there.
@@ -4359,11 +4382,11 @@ impl CreatepolicyBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Createpolicy,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of createpolicy: {inst:?}");
         inst
     }
@@ -4461,9 +4484,10 @@ impl<'i> Cvt<'i> {
         &self.0
     }
 
-    /// `.anyrnd`: one of .rm .rmi .rn .rni .rp .rpi .rz .rzi.
+    /// `.anyrnd`: one of .rm .rmi .rn .rni .rp .rpi .rz .rzi (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn anyrnd(&self) -> Option<Word> {
-        self.0.slot("anyrnd")
+        self.0.slot("anyrnd").or_else(|| self.0.word_among(&[Word::RM, Word::RMI, Word::RN, Word::RNI, Word::RP, Word::RPI, Word::RZ, Word::RZI]))
     }
 
     /// `.itype`: the type.
@@ -4556,9 +4580,10 @@ impl<'i> Cvt<'i> {
         self.0.slot("sat_to_s64").is_some()
     }
 
-    /// `.irnd`: one of .rmi .rni .rpi .rzi.
+    /// `.irnd`: one of .rmi .rni .rpi .rzi (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn irnd(&self) -> Option<Word> {
-        self.0.slot("irnd")
+        self.0.slot("irnd").or_else(|| self.0.word_among(&[Word::RMI, Word::RNI, Word::RPI, Word::RZI]))
     }
 
     /// True if `.ftz` is there.
@@ -4581,9 +4606,10 @@ impl<'i> Cvt<'i> {
         self.0.slot("bf16").is_some()
     }
 
-    /// `.frnd`: one of .rm .rn .rp .rz.
+    /// `.frnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn frnd(&self) -> Option<Word> {
-        self.0.slot("frnd")
+        self.0.slot("frnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.f16` is there.
@@ -4596,9 +4622,10 @@ impl<'i> Cvt<'i> {
         self.0.slot("f64").is_some()
     }
 
-    /// `.frnd2`: one of .rn .rz.
+    /// `.frnd2`: one of .rn .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn frnd2(&self) -> Option<Word> {
-        self.0.slot("frnd2")
+        self.0.slot("frnd2").or_else(|| self.0.word_among(&[Word::RN, Word::RZ]))
     }
 
     /// True if `.relu` is there.
@@ -4646,9 +4673,10 @@ impl<'i> Cvt<'i> {
         self.0.slot("f8x2type").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.f8x4type`: one of .e4m3x4 .e5m2x4.
+    /// `.f8x4type`: one of .e4m3x4 .e5m2x4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn f8x4type(&self) -> Option<Word> {
-        self.0.slot("f8x4type")
+        self.0.slot("f8x4type").or_else(|| self.0.word_among(&[Word::E4M3X4, Word::E5M2X4]))
     }
 
     /// True if `.f4x2type` is there.
@@ -4671,14 +4699,16 @@ impl<'i> Cvt<'i> {
         self.0.slot("f6x2type").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.f6x4type`: one of .e2m3x4 .e3m2x4.
+    /// `.f6x4type`: one of .e2m3x4 .e3m2x4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn f6x4type(&self) -> Option<Word> {
-        self.0.slot("f6x4type")
+        self.0.slot("f6x4type").or_else(|| self.0.word_among(&[Word::E2M3X4, Word::E3M2X4]))
     }
 
-    /// `.frnd3`: one of .rp .rz.
+    /// `.frnd3`: one of .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn frnd3(&self) -> Option<Word> {
-        self.0.slot("frnd3")
+        self.0.slot("frnd3").or_else(|| self.0.word_among(&[Word::RP, Word::RZ]))
     }
 
     /// True if `.ue8m0x2` is there.
@@ -5247,11 +5277,11 @@ impl CvtBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Cvt,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of cvt: {inst:?}");
         inst
     }
@@ -5287,9 +5317,10 @@ impl<'i> Cvta<'i> {
         &self.0
     }
 
-    /// `.space`: one of .const .global .local .param .param::entry .shared .shared::cluster .shared::cta.
+    /// `.space`: one of .const .global .local .param .param::entry .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn space(&self) -> Option<Word> {
-        self.0.slot("space")
+        self.0.slot("space").or_else(|| self.0.word_among(&[Word::CONST, Word::GLOBAL, Word::LOCAL, Word::PARAM, Word::PARAM__ENTRY, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// `.size`: the type.
@@ -5374,11 +5405,11 @@ impl CvtaBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Cvta,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of cvta: {inst:?}");
         inst
     }
@@ -5472,11 +5503,11 @@ impl DiscardBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Discard,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of discard: {inst:?}");
         inst
     }
@@ -5545,9 +5576,10 @@ impl<'i> Div<'i> {
         self.0.slot("full").is_some()
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.f64` is there.
@@ -5641,11 +5673,11 @@ impl DivBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Div,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of div: {inst:?}");
         inst
     }
@@ -5685,9 +5717,10 @@ impl<'i> Dp2a<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .hi .lo.
+    /// `.mode`: one of .hi .lo (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::HI, Word::LO]))
     }
 
     /// `.atype`: the type.
@@ -5754,11 +5787,11 @@ impl Dp2aBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Dp2a,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of dp2a: {inst:?}");
         inst
     }
@@ -5861,11 +5894,11 @@ impl Dp4aBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Dp4a,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of dp4a: {inst:?}");
         inst
     }
@@ -5945,11 +5978,11 @@ impl ElectBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Elect,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of elect: {inst:?}");
         inst
     }
@@ -6067,11 +6100,11 @@ impl Ex2Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Ex2,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of ex2: {inst:?}");
         inst
     }
@@ -6138,11 +6171,11 @@ impl ExitBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Exit,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of exit: {inst:?}");
         inst
     }
@@ -6190,14 +6223,16 @@ impl<'i> Fence<'i> {
         &self.0
     }
 
-    /// `.sem`: one of .acq_rel .acquire .release .sc.
+    /// `.sem`: one of .acq_rel .acquire .release .sc (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn sem(&self) -> Option<Word> {
-        self.0.slot("sem")
+        self.0.slot("sem").or_else(|| self.0.word_among(&[Word::ACQ_REL, Word::ACQUIRE, Word::RELEASE, Word::SC]))
     }
 
-    /// `.scope`: one of .cluster .cta .gpu .sys.
+    /// `.scope`: one of .cluster .cta .gpu .sys (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scope(&self) -> Option<Word> {
-        self.0.slot("scope")
+        self.0.slot("scope").or_else(|| self.0.word_among(&[Word::CLUSTER, Word::CTA, Word::GPU, Word::SYS]))
     }
 
     /// True if `.acquire` is there.
@@ -6250,9 +6285,10 @@ impl<'i> Fence<'i> {
         self.0.slot("global").is_some()
     }
 
-    /// `.shared`: one of .shared::cluster .shared::cta.
+    /// `.shared`: one of .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shared(&self) -> Option<Word> {
-        self.0.slot("shared")
+        self.0.slot("shared").or_else(|| self.0.word_among(&[Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// True if `.to_proxykind::from_proxykind` is there.
@@ -6410,11 +6446,11 @@ impl FenceBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Fence,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of fence: {inst:?}");
         inst
     }
@@ -6464,9 +6500,10 @@ impl<'i> Fma<'i> {
         &self.0
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.ftz` is there.
@@ -6675,11 +6712,11 @@ impl FmaBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Fma,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of fma: {inst:?}");
         inst
     }
@@ -6771,11 +6808,11 @@ impl FnsBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Fns,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of fns: {inst:?}");
         inst
     }
@@ -6890,11 +6927,11 @@ impl GetctarankBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Getctarank,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of getctarank: {inst:?}");
         inst
     }
@@ -6934,9 +6971,10 @@ impl<'i> Griddepcontrol<'i> {
         &self.0
     }
 
-    /// `.action`: one of .launch_dependents .wait.
+    /// `.action`: one of .launch_dependents .wait (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn action(&self) -> Option<Word> {
-        self.0.slot("action")
+        self.0.slot("action").or_else(|| self.0.word_among(&[Word::LAUNCH_DEPENDENTS, Word::WAIT]))
     }
 }
 
@@ -6967,11 +7005,11 @@ impl GriddepcontrolBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Griddepcontrol,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of griddepcontrol: {inst:?}");
         inst
     }
@@ -7012,9 +7050,10 @@ impl<'i> Isspacep<'i> {
         &self.0
     }
 
-    /// `.space`: one of .const .global .local .param .param::entry .shared .shared::cluster .shared::cta.
+    /// `.space`: one of .const .global .local .param .param::entry .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn space(&self) -> Option<Word> {
-        self.0.slot("space")
+        self.0.slot("space").or_else(|| self.0.word_among(&[Word::CONST, Word::GLOBAL, Word::LOCAL, Word::PARAM, Word::PARAM__ENTRY, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// The operand `p`.
@@ -7069,11 +7108,11 @@ impl IsspacepBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Isspacep,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of isspacep: {inst:?}");
         inst
     }
@@ -7113,9 +7152,10 @@ impl<'i> Istypep<'i> {
         &self.0
     }
 
-    /// `.type`: one of .samplerref .surfref .texref.
+    /// `.type`: one of .samplerref .surfref .texref (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn ty(&self) -> Option<Word> {
-        self.0.slot("type")
+        self.0.slot("type").or_else(|| self.0.word_among(&[Word::SAMPLERREF, Word::SURFREF, Word::TEXREF]))
     }
 
     /// The operand `p`.
@@ -7158,11 +7198,11 @@ impl IstypepBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Istypep,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of istypep: {inst:?}");
         inst
     }
@@ -7230,9 +7270,10 @@ impl<'i> Ld<'i> {
         self.0.slot("global").is_some()
     }
 
-    /// `.cop`: one of .ca .cg .cs .cv .lu.
+    /// `.cop`: one of .ca .cg .cs .cv .lu (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cop(&self) -> Option<Word> {
-        self.0.slot("cop")
+        self.0.slot("cop").or_else(|| self.0.word_among(&[Word::CA, Word::CG, Word::CS, Word::CV, Word::LU]))
     }
 
     /// True if `.level::cache_hint` is there.
@@ -7240,9 +7281,10 @@ impl<'i> Ld<'i> {
         self.0.slot("level::cache_hint").is_some()
     }
 
-    /// `.level::prefetch_size`: one of .L2::128B .L2::256B .L2::64B.
+    /// `.level::prefetch_size`: one of .L2::128B .L2::256B .L2::64B (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level_prefetch_size(&self) -> Option<Word> {
-        self.0.slot("level::prefetch_size")
+        self.0.slot("level::prefetch_size").or_else(|| self.0.word_among(&[Word::L2__128B, Word::L2__256B, Word::L2__64B]))
     }
 
     /// `.type`: the type.
@@ -7250,9 +7292,10 @@ impl<'i> Ld<'i> {
         self.0.slot("type").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.v2v4v8`: one of .v2 .v4 .v8.
+    /// `.v2v4v8`: one of .v2 .v4 .v8 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn v2v4v8(&self) -> Option<Word> {
-        self.0.slot("v2v4v8")
+        self.0.slot("v2v4v8").or_else(|| self.0.word_among(&[Word::V2, Word::V4, Word::V8]))
     }
 
     /// `.type8to16`: the type.
@@ -7260,9 +7303,10 @@ impl<'i> Ld<'i> {
         self.0.slot("type8to16").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.v2v4`: one of .v2 .v4.
+    /// `.v2v4`: one of .v2 .v4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn v2v4(&self) -> Option<Word> {
-        self.0.slot("v2v4")
+        self.0.slot("v2v4").or_else(|| self.0.word_among(&[Word::V2, Word::V4]))
     }
 
     /// `.type32`: the type.
@@ -7290,19 +7334,22 @@ impl<'i> Ld<'i> {
         self.0.slot("v4").is_some()
     }
 
-    /// `.level2::eviction_priority`: one of .L2::evict_first .L2::evict_last .L2::evict_normal.
+    /// `.level2::eviction_priority`: one of .L2::evict_first .L2::evict_last .L2::evict_normal (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level2_eviction_priority(&self) -> Option<Word> {
-        self.0.slot("level2::eviction_priority")
+        self.0.slot("level2::eviction_priority").or_else(|| self.0.word_among(&[Word::L2__EVICT_FIRST, Word::L2__EVICT_LAST, Word::L2__EVICT_NORMAL]))
     }
 
-    /// `.level1::eviction_priority`: one of .L1::evict_first .L1::evict_last .L1::evict_normal .L1::evict_unchanged .L1::no_allocate.
+    /// `.level1::eviction_priority`: one of .L1::evict_first .L1::evict_last .L1::evict_normal .L1::evict_unchanged .L1::no_allocate (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level1_eviction_priority(&self) -> Option<Word> {
-        self.0.slot("level1::eviction_priority")
+        self.0.slot("level1::eviction_priority").or_else(|| self.0.word_among(&[Word::L1__EVICT_FIRST, Word::L1__EVICT_LAST, Word::L1__EVICT_NORMAL, Word::L1__EVICT_UNCHANGED, Word::L1__NO_ALLOCATE]))
     }
 
-    /// `.ss`: one of .const .local .param .param::entry .param::func .shared .shared::cluster .shared::cta.
+    /// `.ss`: one of .const .local .param .param::entry .param::func .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn ss(&self) -> Option<Word> {
-        self.0.slot("ss")
+        self.0.slot("ss").or_else(|| self.0.word_among(&[Word::CONST, Word::LOCAL, Word::PARAM, Word::PARAM__ENTRY, Word::PARAM__FUNC, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// True if `.volatile` is there.
@@ -7310,9 +7357,10 @@ impl<'i> Ld<'i> {
         self.0.slot("volatile").is_some()
     }
 
-    /// `.volatile_ss`: one of .local .param .param::entry .param::func .shared .shared::cluster .shared::cta.
+    /// `.volatile_ss`: one of .local .param .param::entry .param::func .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn volatile_ss(&self) -> Option<Word> {
-        self.0.slot("volatile_ss")
+        self.0.slot("volatile_ss").or_else(|| self.0.word_among(&[Word::LOCAL, Word::PARAM, Word::PARAM__ENTRY, Word::PARAM__FUNC, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// True if `.relaxed` is there.
@@ -7320,14 +7368,16 @@ impl<'i> Ld<'i> {
         self.0.slot("relaxed").is_some()
     }
 
-    /// `.scope`: one of .cluster .cta .gpu .sys.
+    /// `.scope`: one of .cluster .cta .gpu .sys (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scope(&self) -> Option<Word> {
-        self.0.slot("scope")
+        self.0.slot("scope").or_else(|| self.0.word_among(&[Word::CLUSTER, Word::CTA, Word::GPU, Word::SYS]))
     }
 
-    /// `.shared_ss`: one of .param .param::entry .param::func .shared .shared::cluster .shared::cta.
+    /// `.shared_ss`: one of .param .param::entry .param::func .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shared_ss(&self) -> Option<Word> {
-        self.0.slot("shared_ss")
+        self.0.slot("shared_ss").or_else(|| self.0.word_among(&[Word::PARAM, Word::PARAM__ENTRY, Word::PARAM__FUNC, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// True if `.acquire` is there.
@@ -7615,11 +7665,11 @@ impl LdBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Ld,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of ld: {inst:?}");
         inst
     }
@@ -7662,9 +7712,10 @@ impl<'i> Ldmatrix<'i> {
         &self.0
     }
 
-    /// `.num`: one of .x1 .x2 .x4.
+    /// `.num`: one of .x1 .x2 .x4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn num(&self) -> Option<Word> {
-        self.0.slot("num")
+        self.0.slot("num").or_else(|| self.0.word_among(&[Word::X1, Word::X2, Word::X4]))
     }
 
     /// True if `.trans` is there.
@@ -7672,9 +7723,10 @@ impl<'i> Ldmatrix<'i> {
         self.0.slot("trans").is_some()
     }
 
-    /// `.ss`: one of .shared .shared::cta.
+    /// `.ss`: one of .shared .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn ss(&self) -> Option<Word> {
-        self.0.slot("ss")
+        self.0.slot("ss").or_else(|| self.0.word_among(&[Word::SHARED, Word::SHARED__CTA]))
     }
 
     /// True if `.m16n16` is there.
@@ -7682,9 +7734,10 @@ impl<'i> Ldmatrix<'i> {
         self.0.slot("m16n16").is_some()
     }
 
-    /// `.num16`: one of .x1 .x2.
+    /// `.num16`: one of .x1 .x2 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn num16(&self) -> Option<Word> {
-        self.0.slot("num16")
+        self.0.slot("num16").or_else(|| self.0.word_among(&[Word::X1, Word::X2]))
     }
 
     /// True if `.b8` is there.
@@ -7702,9 +7755,10 @@ impl<'i> Ldmatrix<'i> {
         self.0.slot("dst_fmt").is_some()
     }
 
-    /// `.src_fmt`: one of .b4x16_p64 .b6x16_p32.
+    /// `.src_fmt`: one of .b4x16_p64 .b6x16_p32 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn src_fmt(&self) -> Option<Word> {
-        self.0.slot("src_fmt")
+        self.0.slot("src_fmt").or_else(|| self.0.word_among(&[Word::B4X16_P64, Word::B6X16_P32]))
     }
 
     /// The operand `r`.
@@ -7805,11 +7859,11 @@ impl LdmatrixBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Ldmatrix,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of ldmatrix: {inst:?}");
         inst
     }
@@ -7860,9 +7914,10 @@ impl<'i> Ldu<'i> {
         self.0.slot("type").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.vec`: one of .v2 .v4.
+    /// `.vec`: one of .v2 .v4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn vec(&self) -> Option<Word> {
-        self.0.slot("vec")
+        self.0.slot("vec").or_else(|| self.0.word_among(&[Word::V2, Word::V4]))
     }
 
     /// The operand `d`.
@@ -7921,11 +7976,11 @@ impl LduBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Ldu,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of ldu: {inst:?}");
         inst
     }
@@ -8017,11 +8072,11 @@ impl Lg2Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Lg2,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of lg2: {inst:?}");
         inst
     }
@@ -8062,9 +8117,10 @@ impl<'i> Lop3<'i> {
         &self.0
     }
 
-    /// `.BoolOp`: one of .and .or.
+    /// `.BoolOp`: one of .and .or (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn boolop(&self) -> Option<Word> {
-        self.0.slot("BoolOp")
+        self.0.slot("BoolOp").or_else(|| self.0.word_among(&[Word::AND, Word::OR]))
     }
 
     /// The operand `d`.
@@ -8143,11 +8199,11 @@ impl Lop3Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Lop3,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of lop3: {inst:?}");
         inst
     }
@@ -8193,9 +8249,10 @@ impl<'i> Mad<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .hi .lo.
+    /// `.mode`: one of .hi .lo (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::HI, Word::LO]))
     }
 
     /// `.type`: the type.
@@ -8228,9 +8285,10 @@ impl<'i> Mad<'i> {
         self.0.slot("s32").is_some()
     }
 
-    /// `.alternatives`: one of .hi .lo.
+    /// `.alternatives`: one of .hi .lo (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn alternatives(&self) -> Option<Word> {
-        self.0.slot("alternatives")
+        self.0.slot("alternatives").or_else(|| self.0.word_among(&[Word::HI, Word::LO]))
     }
 
     /// True if `.cc` is there.
@@ -8248,9 +8306,10 @@ impl<'i> Mad<'i> {
         self.0.slot("f32").is_some()
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.f64` is there.
@@ -8383,11 +8442,11 @@ impl MadBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Mad,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of mad: {inst:?}");
         inst
     }
@@ -8428,9 +8487,10 @@ impl<'i> Mad24<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .hi .lo.
+    /// `.mode`: one of .hi .lo (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::HI, Word::LO]))
     }
 
     /// `.type`: the type.
@@ -8525,11 +8585,11 @@ impl Mad24Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Mad24,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of mad24: {inst:?}");
         inst
     }
@@ -8569,9 +8629,10 @@ impl<'i> Madc<'i> {
         &self.0
     }
 
-    /// `.alternatives`: one of .hi .lo.
+    /// `.alternatives`: one of .hi .lo (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn alternatives(&self) -> Option<Word> {
-        self.0.slot("alternatives")
+        self.0.slot("alternatives").or_else(|| self.0.word_among(&[Word::HI, Word::LO]))
     }
 
     /// True if `.cc` is there.
@@ -8643,11 +8704,11 @@ impl MadcBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Madc,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of madc: {inst:?}");
         inst
     }
@@ -8779,11 +8840,11 @@ impl MapaBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Mapa,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of mapa: {inst:?}");
         inst
     }
@@ -8893,11 +8954,11 @@ impl MatchBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Match,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of match: {inst:?}");
         inst
     }
@@ -9151,11 +9212,11 @@ impl MaxBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Max,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of max: {inst:?}");
         inst
     }
@@ -9213,9 +9274,10 @@ impl<'i> Mbarrier<'i> {
         &self.0
     }
 
-    /// `.shared`: one of .shared .shared::cta.
+    /// `.shared`: one of .shared .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shared(&self) -> Option<Word> {
-        self.0.slot("shared")
+        self.0.slot("shared").or_else(|| self.0.word_among(&[Word::SHARED, Word::SHARED__CTA]))
     }
 
     /// True if `.inval` is there.
@@ -9228,19 +9290,22 @@ impl<'i> Mbarrier<'i> {
         self.0.slot("expect_tx").is_some()
     }
 
-    /// `.sem`: one of .acquire .relaxed .release.
+    /// `.sem`: one of .acquire .relaxed .release (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn sem(&self) -> Option<Word> {
-        self.0.slot("sem")
+        self.0.slot("sem").or_else(|| self.0.word_among(&[Word::ACQUIRE, Word::RELAXED, Word::RELEASE]))
     }
 
-    /// `.scope`: one of .cluster .cta.
+    /// `.scope`: one of .cluster .cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scope(&self) -> Option<Word> {
-        self.0.slot("scope")
+        self.0.slot("scope").or_else(|| self.0.word_among(&[Word::CLUSTER, Word::CTA]))
     }
 
-    /// `.space`: one of .shared .shared::cluster .shared::cta.
+    /// `.space`: one of .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn space(&self) -> Option<Word> {
-        self.0.slot("space")
+        self.0.slot("space").or_else(|| self.0.word_among(&[Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// True if `.complete_tx` is there.
@@ -9539,11 +9604,11 @@ impl MbarrierBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Mbarrier,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of mbarrier: {inst:?}");
         inst
     }
@@ -9584,9 +9649,10 @@ impl<'i> Membar<'i> {
         &self.0
     }
 
-    /// `.level`: one of .cta .gl .sys.
+    /// `.level`: one of .cta .gl .sys (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level(&self) -> Option<Word> {
-        self.0.slot("level")
+        self.0.slot("level").or_else(|| self.0.word_among(&[Word::CTA, Word::GL, Word::SYS]))
     }
 
     /// True if `.proxy` is there.
@@ -9594,9 +9660,10 @@ impl<'i> Membar<'i> {
         self.0.slot("proxy").is_some()
     }
 
-    /// `.alternatives`: one of .alias .async.
+    /// `.alternatives`: one of .alias .async (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn alternatives(&self) -> Option<Word> {
-        self.0.slot("alternatives")
+        self.0.slot("alternatives").or_else(|| self.0.word_among(&[Word::ALIAS, Word::ASYNC]))
     }
 }
 
@@ -9640,11 +9707,11 @@ impl MembarBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Membar,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of membar: {inst:?}");
         inst
     }
@@ -9898,11 +9965,11 @@ impl MinBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Min,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of min: {inst:?}");
         inst
     }
@@ -9997,14 +10064,16 @@ impl<'i> Mma<'i> {
         &self.0
     }
 
-    /// `.alayout`: one of .col .row.
+    /// `.alayout`: one of .col .row (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn alayout(&self) -> Option<Word> {
-        self.0.slot("alayout")
+        self.0.slot("alayout").or_else(|| self.0.word_among(&[Word::COL, Word::ROW]))
     }
 
-    /// `.blayout`: one of .col .row.
+    /// `.blayout`: one of .col .row (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn blayout(&self) -> Option<Word> {
-        self.0.slot("blayout")
+        self.0.slot("blayout").or_else(|| self.0.word_among(&[Word::COL, Word::ROW]))
     }
 
     /// True if `.f32` is there.
@@ -10057,14 +10126,16 @@ impl<'i> Mma<'i> {
         self.0.slot("m16n8k32").is_some()
     }
 
-    /// `.kind`: one of .kind::f8f6f4 .kind::mxf4 .kind::mxf4nvf4 .kind::mxf8f6f4.
+    /// `.kind`: one of .kind::f8f6f4 .kind::mxf4 .kind::mxf4nvf4 .kind::mxf8f6f4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn kind(&self) -> Option<Word> {
-        self.0.slot("kind")
+        self.0.slot("kind").or_else(|| self.0.word_among(&[Word::KIND__F8F6F4, Word::KIND__MXF4, Word::KIND__MXF4NVF4, Word::KIND__MXF8F6F4]))
     }
 
-    /// `.f8f6f4type`: one of .e2m1 .e2m3 .e3m2 .e4m3 .e5m2.
+    /// `.f8f6f4type`: one of .e2m1 .e2m3 .e3m2 .e4m3 .e5m2 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn f8f6f4type(&self) -> Option<Word> {
-        self.0.slot("f8f6f4type")
+        self.0.slot("f8f6f4type").or_else(|| self.0.word_among(&[Word::E2M1, Word::E2M3, Word::E3M2, Word::E4M3, Word::E5M2]))
     }
 
     /// True if `.m16n8k64` is there.
@@ -10077,9 +10148,10 @@ impl<'i> Mma<'i> {
         self.0.slot("block_scale").is_some()
     }
 
-    /// `.scale_vec_size`: one of .scale_vec::1X .scale_vec::2X.
+    /// `.scale_vec_size`: one of .scale_vec::1X .scale_vec::2X (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scale_vec_size(&self) -> Option<Word> {
-        self.0.slot("scale_vec_size")
+        self.0.slot("scale_vec_size").or_else(|| self.0.word_among(&[Word::SCALE_VEC__1X, Word::SCALE_VEC__2X]))
     }
 
     /// True if `.e2m1` is there.
@@ -10087,9 +10159,10 @@ impl<'i> Mma<'i> {
         self.0.slot("e2m1").is_some()
     }
 
-    /// `.stype`: one of .ue4m3 .ue8m0.
+    /// `.stype`: one of .ue4m3 .ue8m0 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn stype(&self) -> Option<Word> {
-        self.0.slot("stype")
+        self.0.slot("stype").or_else(|| self.0.word_among(&[Word::UE4M3, Word::UE8M0]))
     }
 
     /// True if `.scale_vec::2X` is there.
@@ -10107,9 +10180,10 @@ impl<'i> Mma<'i> {
         self.0.slot("scale_vec::4X").is_some()
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.f64` is there.
@@ -10157,9 +10231,10 @@ impl<'i> Mma<'i> {
         self.0.slot("b1").is_some()
     }
 
-    /// `.bitOp`: one of .and .xor.
+    /// `.bitOp`: one of .and .xor (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn bitop(&self) -> Option<Word> {
-        self.0.slot("bitOp")
+        self.0.slot("bitOp").or_else(|| self.0.word_among(&[Word::AND, Word::XOR]))
     }
 
     /// True if `.popc` is there.
@@ -10177,9 +10252,10 @@ impl<'i> Mma<'i> {
         self.0.slot("m16n8k256").is_some()
     }
 
-    /// `.spvariant`: one of .sp .sp::ordered_metadata.
+    /// `.spvariant`: one of .sp .sp::ordered_metadata (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn spvariant(&self) -> Option<Word> {
-        self.0.slot("spvariant")
+        self.0.slot("spvariant").or_else(|| self.0.word_among(&[Word::SP, Word::SP__ORDERED_METADATA]))
     }
 
     /// True if `.sp::ordered_metadata` is there.
@@ -10603,11 +10679,11 @@ impl MmaBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Mma,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of mma: {inst:?}");
         inst
     }
@@ -10774,11 +10850,11 @@ impl MovBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Mov,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of mov: {inst:?}");
         inst
     }
@@ -10862,11 +10938,11 @@ impl MovmatrixBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Movmatrix,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of movmatrix: {inst:?}");
         inst
     }
@@ -10914,9 +10990,10 @@ impl<'i> Mul<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .hi .lo.
+    /// `.mode`: one of .hi .lo (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::HI, Word::LO]))
     }
 
     /// `.type`: the type.
@@ -10934,9 +11011,10 @@ impl<'i> Mul<'i> {
         self.0.slot("wtype").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.ftz` is there.
@@ -11111,11 +11189,11 @@ impl MulBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Mul,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of mul: {inst:?}");
         inst
     }
@@ -11155,9 +11233,10 @@ impl<'i> Mul24<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .hi .lo.
+    /// `.mode`: one of .hi .lo (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::HI, Word::LO]))
     }
 
     /// `.type`: the type.
@@ -11212,11 +11291,11 @@ impl Mul24Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Mul24,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of mul24: {inst:?}");
         inst
     }
@@ -11364,14 +11443,16 @@ impl<'i> Multimem<'i> {
         self.0.slot("ld_reduce").is_some()
     }
 
-    /// `.ldsem`: one of .acquire .relaxed.
+    /// `.ldsem`: one of .acquire .relaxed (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn ldsem(&self) -> Option<Word> {
-        self.0.slot("ldsem")
+        self.0.slot("ldsem").or_else(|| self.0.word_among(&[Word::ACQUIRE, Word::RELAXED]))
     }
 
-    /// `.scope`: one of .cluster .cta .gpu .sys.
+    /// `.scope`: one of .cluster .cta .gpu .sys (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scope(&self) -> Option<Word> {
-        self.0.slot("scope")
+        self.0.slot("scope").or_else(|| self.0.word_among(&[Word::CLUSTER, Word::CTA, Word::GPU, Word::SYS]))
     }
 
     /// True if `.ss` is there.
@@ -11384,9 +11465,10 @@ impl<'i> Multimem<'i> {
         self.0.slot("s32").is_some()
     }
 
-    /// `.bitop`: one of .and .or .xor.
+    /// `.bitop`: one of .and .or .xor (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn bitop(&self) -> Option<Word> {
-        self.0.slot("bitop")
+        self.0.slot("bitop").or_else(|| self.0.word_among(&[Word::AND, Word::OR, Word::XOR]))
     }
 
     /// True if `.b32` is there.
@@ -11394,9 +11476,10 @@ impl<'i> Multimem<'i> {
         self.0.slot("b32").is_some()
     }
 
-    /// `.minmax`: one of .max .min.
+    /// `.minmax`: one of .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn minmax(&self) -> Option<Word> {
-        self.0.slot("minmax")
+        self.0.slot("minmax").or_else(|| self.0.word_among(&[Word::MAX, Word::MIN]))
     }
 
     /// True if `.u64` is there.
@@ -11424,14 +11507,16 @@ impl<'i> Multimem<'i> {
         self.0.slot("st").is_some()
     }
 
-    /// `.stsem`: one of .relaxed .release.
+    /// `.stsem`: one of .relaxed .release (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn stsem(&self) -> Option<Word> {
-        self.0.slot("stsem")
+        self.0.slot("stsem").or_else(|| self.0.word_among(&[Word::RELAXED, Word::RELEASE]))
     }
 
-    /// `.acc_prec`: one of .acc::f16 .acc::f32.
+    /// `.acc_prec`: one of .acc::f16 .acc::f32 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn acc_prec(&self) -> Option<Word> {
-        self.0.slot("acc_prec")
+        self.0.slot("acc_prec").or_else(|| self.0.word_among(&[Word::ACC__F16, Word::ACC__F32]))
     }
 
     /// `.type32`: the type.
@@ -11449,9 +11534,10 @@ impl<'i> Multimem<'i> {
         self.0.slot("red").is_some()
     }
 
-    /// `.redsem`: one of .relaxed .release.
+    /// `.redsem`: one of .relaxed .release (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn redsem(&self) -> Option<Word> {
-        self.0.slot("redsem")
+        self.0.slot("redsem").or_else(|| self.0.word_among(&[Word::RELAXED, Word::RELEASE]))
     }
 
     /// True if `.acc::f32` is there.
@@ -11494,9 +11580,10 @@ impl<'i> Multimem<'i> {
         self.0.slot("acc::f16").is_some()
     }
 
-    /// `.f8s`: one of .e4m3x4 .e5m2x4.
+    /// `.f8s`: one of .e4m3x4 .e5m2x4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn f8s(&self) -> Option<Word> {
-        self.0.slot("f8s")
+        self.0.slot("f8s").or_else(|| self.0.word_among(&[Word::E4M3X4, Word::E5M2X4]))
     }
 
     /// `.f8x2`: the type.
@@ -11504,9 +11591,10 @@ impl<'i> Multimem<'i> {
         self.0.slot("f8x2").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.f8x4`: one of .e4m3x4 .e5m2x4.
+    /// `.f8x4`: one of .e4m3x4 .e5m2x4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn f8x4(&self) -> Option<Word> {
-        self.0.slot("f8x4")
+        self.0.slot("f8x4").or_else(|| self.0.word_among(&[Word::E4M3X4, Word::E5M2X4]))
     }
 
     /// `.f8`: the type.
@@ -11524,14 +11612,16 @@ impl<'i> Multimem<'i> {
         self.0.slot("f64").is_some()
     }
 
-    /// `.mms`: one of .bf16x2 .e4m3x4 .e5m2x4 .f16x2.
+    /// `.mms`: one of .bf16x2 .e4m3x4 .e5m2x4 .f16x2 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mms(&self) -> Option<Word> {
-        self.0.slot("mms")
+        self.0.slot("mms").or_else(|| self.0.word_among(&[Word::BF16X2, Word::E4M3X4, Word::E5M2X4, Word::F16X2]))
     }
 
-    /// `.fs32`: one of .e4m3x4 .e5m2x4 .f32.
+    /// `.fs32`: one of .e4m3x4 .e5m2x4 .f32 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn fs32(&self) -> Option<Word> {
-        self.0.slot("fs32")
+        self.0.slot("fs32").or_else(|| self.0.word_among(&[Word::E4M3X4, Word::E5M2X4, Word::F32]))
     }
 
     /// True if `.redop` is there.
@@ -12025,11 +12115,11 @@ impl MultimemBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Multimem,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of multimem: {inst:?}");
         inst
     }
@@ -12103,11 +12193,11 @@ impl NanosleepBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Nanosleep,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of nanosleep: {inst:?}");
         inst
     }
@@ -12281,11 +12371,11 @@ impl NegBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Neg,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of neg: {inst:?}");
         inst
     }
@@ -12370,11 +12460,11 @@ impl NotBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Not,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of not: {inst:?}");
         inst
     }
@@ -12465,11 +12555,11 @@ impl OrBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Or,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of or: {inst:?}");
         inst
     }
@@ -12555,11 +12645,11 @@ impl PmeventBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Pmevent,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of pmevent: {inst:?}");
         inst
     }
@@ -12644,11 +12734,11 @@ impl PopcBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Popc,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of popc: {inst:?}");
         inst
     }
@@ -12690,14 +12780,16 @@ impl<'i> Prefetch<'i> {
         &self.0
     }
 
-    /// `.space`: one of .global .local.
+    /// `.space`: one of .global .local (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn space(&self) -> Option<Word> {
-        self.0.slot("space")
+        self.0.slot("space").or_else(|| self.0.word_among(&[Word::GLOBAL, Word::LOCAL]))
     }
 
-    /// `.level`: one of .L1 .L2.
+    /// `.level`: one of .L1 .L2 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level(&self) -> Option<Word> {
-        self.0.slot("level")
+        self.0.slot("level").or_else(|| self.0.word_among(&[Word::L1, Word::L2]))
     }
 
     /// True if `.global` is there.
@@ -12705,14 +12797,16 @@ impl<'i> Prefetch<'i> {
         self.0.slot("global").is_some()
     }
 
-    /// `.level::eviction_priority`: one of .L2::evict_last .L2::evict_normal.
+    /// `.level::eviction_priority`: one of .L2::evict_last .L2::evict_normal (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level_eviction_priority(&self) -> Option<Word> {
-        self.0.slot("level::eviction_priority")
+        self.0.slot("level::eviction_priority").or_else(|| self.0.word_among(&[Word::L2__EVICT_LAST, Word::L2__EVICT_NORMAL]))
     }
 
-    /// `.tensormap_space`: one of .const .param.
+    /// `.tensormap_space`: one of .const .param (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn tensormap_space(&self) -> Option<Word> {
-        self.0.slot("tensormap_space")
+        self.0.slot("tensormap_space").or_else(|| self.0.word_among(&[Word::CONST, Word::PARAM]))
     }
 
     /// True if `.tensormap` is there.
@@ -12817,11 +12911,11 @@ impl PrefetchBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Prefetch,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of prefetch: {inst:?}");
         inst
     }
@@ -12898,11 +12992,11 @@ impl PrefetchuBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Prefetchu,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of prefetchu: {inst:?}");
         inst
     }
@@ -12942,9 +13036,10 @@ impl<'i> Prmt<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .b4e .ecl .ecr .f4e .rc16 .rc8.
+    /// `.mode`: one of .b4e .ecl .ecr .f4e .rc16 .rc8 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::B4E, Word::ECL, Word::ECR, Word::F4E, Word::RC16, Word::RC8]))
     }
 
     /// The operand `d`.
@@ -13005,11 +13100,11 @@ impl PrmtBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Prmt,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of prmt: {inst:?}");
         inst
     }
@@ -13057,9 +13152,10 @@ impl<'i> Rcp<'i> {
         self.0.slot("ftz").is_some()
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.f64` is there.
@@ -13129,11 +13225,11 @@ impl RcpBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Rcp,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of rcp: {inst:?}");
         inst
     }
@@ -13194,24 +13290,28 @@ impl<'i> Red<'i> {
         &self.0
     }
 
-    /// `.sem`: one of .relaxed .release.
+    /// `.sem`: one of .relaxed .release (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn sem(&self) -> Option<Word> {
-        self.0.slot("sem")
+        self.0.slot("sem").or_else(|| self.0.word_among(&[Word::RELAXED, Word::RELEASE]))
     }
 
-    /// `.scope`: one of .cluster .cta .gpu .sys.
+    /// `.scope`: one of .cluster .cta .gpu .sys (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scope(&self) -> Option<Word> {
-        self.0.slot("scope")
+        self.0.slot("scope").or_else(|| self.0.word_among(&[Word::CLUSTER, Word::CTA, Word::GPU, Word::SYS]))
     }
 
-    /// `.space`: one of .global .shared .shared::cluster .shared::cta.
+    /// `.space`: one of .global .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn space(&self) -> Option<Word> {
-        self.0.slot("space")
+        self.0.slot("space").or_else(|| self.0.word_among(&[Word::GLOBAL, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
-    /// `.op`: one of .add .and .dec .inc .max .min .or .xor.
+    /// `.op`: one of .add .and .dec .inc .max .min .or .xor (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op(&self) -> Option<Word> {
-        self.0.slot("op")
+        self.0.slot("op").or_else(|| self.0.word_among(&[Word::ADD, Word::AND, Word::DEC, Word::INC, Word::MAX, Word::MIN, Word::OR, Word::XOR]))
     }
 
     /// True if `.level::cache_hint` is there.
@@ -13264,14 +13364,16 @@ impl<'i> Red<'i> {
         self.0.slot("global").is_some()
     }
 
-    /// `.vec_32_bit`: one of .v2 .v4.
+    /// `.vec_32_bit`: one of .v2 .v4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn vec_32_bit(&self) -> Option<Word> {
-        self.0.slot("vec_32_bit")
+        self.0.slot("vec_32_bit").or_else(|| self.0.word_among(&[Word::V2, Word::V4]))
     }
 
-    /// `.vec_16_bit`: one of .v2 .v4 .v8.
+    /// `.vec_16_bit`: one of .v2 .v4 .v8 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn vec_16_bit(&self) -> Option<Word> {
-        self.0.slot("vec_16_bit")
+        self.0.slot("vec_16_bit").or_else(|| self.0.word_among(&[Word::V2, Word::V4, Word::V8]))
     }
 
     /// `.half_word_type`: the type.
@@ -13289,9 +13391,10 @@ impl<'i> Red<'i> {
         self.0.slot("async").is_some()
     }
 
-    /// `.ss`: one of .global .shared::cluster.
+    /// `.ss`: one of .global .shared::cluster (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn ss(&self) -> Option<Word> {
-        self.0.slot("ss")
+        self.0.slot("ss").or_else(|| self.0.word_among(&[Word::GLOBAL, Word::SHARED__CLUSTER]))
     }
 
     /// True if `.completion_mechanism` is there.
@@ -13526,11 +13629,11 @@ impl RedBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Red,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of red: {inst:?}");
         inst
     }
@@ -13572,9 +13675,10 @@ impl<'i> Redux<'i> {
         &self.0
     }
 
-    /// `.op`: one of .add .and .max .min .or .xor.
+    /// `.op`: one of .add .and .max .min .or .xor (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op(&self) -> Option<Word> {
-        self.0.slot("op")
+        self.0.slot("op").or_else(|| self.0.word_among(&[Word::ADD, Word::AND, Word::MAX, Word::MIN, Word::OR, Word::XOR]))
     }
 
     /// `.type`: the type.
@@ -13676,11 +13780,11 @@ impl ReduxBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Redux,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of redux: {inst:?}");
         inst
     }
@@ -13771,11 +13875,11 @@ impl RemBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Rem,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of rem: {inst:?}");
         inst
     }
@@ -13853,11 +13957,11 @@ impl RetBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Ret,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of ret: {inst:?}");
         inst
     }
@@ -13964,11 +14068,11 @@ impl RsqrtBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Rsqrt,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of rsqrt: {inst:?}");
         inst
     }
@@ -14065,11 +14169,11 @@ impl SadBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Sad,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of sad: {inst:?}");
         inst
     }
@@ -14166,11 +14270,11 @@ impl SelpBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Selp,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of selp: {inst:?}");
         inst
     }
@@ -14223,9 +14327,10 @@ impl<'i> Set<'i> {
         &self.0
     }
 
-    /// `.CmpOp`: one of .eq .equ .ge .geu .gt .gtu .hi .hs .le .leu .lo .ls .lt .ltu .nan .ne .neu .num.
+    /// `.CmpOp`: one of .eq .equ .ge .geu .gt .gtu .hi .hs .le .leu .lo .ls .lt .ltu .nan .ne .neu .num (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cmpop(&self) -> Option<Word> {
-        self.0.slot("CmpOp")
+        self.0.slot("CmpOp").or_else(|| self.0.word_among(&[Word::EQ, Word::EQU, Word::GE, Word::GEU, Word::GT, Word::GTU, Word::HI, Word::HS, Word::LE, Word::LEU, Word::LO, Word::LS, Word::LT, Word::LTU, Word::NAN, Word::NE, Word::NEU, Word::NUM]))
     }
 
     /// True if `.ftz` is there.
@@ -14243,9 +14348,10 @@ impl<'i> Set<'i> {
         self.0.slot("stype").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.BoolOp`: one of .and .or .xor.
+    /// `.BoolOp`: one of .and .or .xor (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn boolop(&self) -> Option<Word> {
-        self.0.slot("BoolOp")
+        self.0.slot("BoolOp").or_else(|| self.0.word_among(&[Word::AND, Word::OR, Word::XOR]))
     }
 
     /// True if `.f16` is there.
@@ -14376,11 +14482,11 @@ impl SetBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Set,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of set: {inst:?}");
         inst
     }
@@ -14420,9 +14526,10 @@ impl<'i> Setmaxnreg<'i> {
         &self.0
     }
 
-    /// `.action`: one of .dec .inc.
+    /// `.action`: one of .dec .inc (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn action(&self) -> Option<Word> {
-        self.0.slot("action")
+        self.0.slot("action").or_else(|| self.0.word_among(&[Word::DEC, Word::INC]))
     }
 
     /// The operand `imm-reg-count`.
@@ -14462,11 +14569,11 @@ impl SetmaxnregBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Setmaxnreg,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of setmaxnreg: {inst:?}");
         inst
     }
@@ -14515,9 +14622,10 @@ impl<'i> Setp<'i> {
         &self.0
     }
 
-    /// `.CmpOp`: one of .eq .equ .ge .geu .gt .gtu .hi .hs .le .leu .lo .ls .lt .ltu .nan .ne .neu .num.
+    /// `.CmpOp`: one of .eq .equ .ge .geu .gt .gtu .hi .hs .le .leu .lo .ls .lt .ltu .nan .ne .neu .num (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cmpop(&self) -> Option<Word> {
-        self.0.slot("CmpOp")
+        self.0.slot("CmpOp").or_else(|| self.0.word_among(&[Word::EQ, Word::EQU, Word::GE, Word::GEU, Word::GT, Word::GTU, Word::HI, Word::HS, Word::LE, Word::LEU, Word::LO, Word::LS, Word::LT, Word::LTU, Word::NAN, Word::NE, Word::NEU, Word::NUM]))
     }
 
     /// True if `.ftz` is there.
@@ -14530,9 +14638,10 @@ impl<'i> Setp<'i> {
         self.0.slot("type").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.BoolOp`: one of .and .or .xor.
+    /// `.BoolOp`: one of .and .or .xor (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn boolop(&self) -> Option<Word> {
-        self.0.slot("BoolOp")
+        self.0.slot("BoolOp").or_else(|| self.0.word_among(&[Word::AND, Word::OR, Word::XOR]))
     }
 
     /// True if `.f16` is there.
@@ -14658,11 +14767,11 @@ impl SetpBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Setp,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of setp: {inst:?}");
         inst
     }
@@ -14703,9 +14812,10 @@ impl<'i> Shf<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .clamp .wrap.
+    /// `.mode`: one of .clamp .wrap (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::CLAMP, Word::WRAP]))
     }
 
     /// True if `.r` is there.
@@ -14774,11 +14884,11 @@ impl ShfBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Shf,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of shf: {inst:?}");
         inst
     }
@@ -14819,9 +14929,10 @@ impl<'i> Shfl<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .bfly .down .idx .up.
+    /// `.mode`: one of .bfly .down .idx .up (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::BFLY, Word::DOWN, Word::IDX, Word::UP]))
     }
 
     /// True if `.sync` is there.
@@ -14900,11 +15011,11 @@ impl ShflBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Shfl,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of shfl: {inst:?}");
         inst
     }
@@ -14995,11 +15106,11 @@ impl ShlBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Shl,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of shl: {inst:?}");
         inst
     }
@@ -15090,11 +15201,11 @@ impl ShrBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Shr,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of shr: {inst:?}");
         inst
     }
@@ -15186,11 +15297,11 @@ impl SinBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Sin,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of sin: {inst:?}");
         inst
     }
@@ -15312,11 +15423,11 @@ impl SlctBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Slct,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of slct: {inst:?}");
         inst
     }
@@ -15363,9 +15474,10 @@ impl<'i> Sqrt<'i> {
         self.0.slot("ftz").is_some()
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.f64` is there.
@@ -15434,11 +15546,11 @@ impl SqrtBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Sqrt,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of sqrt: {inst:?}");
         inst
     }
@@ -15510,9 +15622,10 @@ impl<'i> St<'i> {
         self.0.slot("global").is_some()
     }
 
-    /// `.cop`: one of .cg .cs .wb .wt.
+    /// `.cop`: one of .cg .cs .wb .wt (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cop(&self) -> Option<Word> {
-        self.0.slot("cop")
+        self.0.slot("cop").or_else(|| self.0.word_among(&[Word::CG, Word::CS, Word::WB, Word::WT]))
     }
 
     /// True if `.level::cache_hint` is there.
@@ -15525,9 +15638,10 @@ impl<'i> St<'i> {
         self.0.slot("type").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.v2v4v8`: one of .v2 .v4 .v8.
+    /// `.v2v4v8`: one of .v2 .v4 .v8 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn v2v4v8(&self) -> Option<Word> {
-        self.0.slot("v2v4v8")
+        self.0.slot("v2v4v8").or_else(|| self.0.word_among(&[Word::V2, Word::V4, Word::V8]))
     }
 
     /// `.type8to16`: the type.
@@ -15535,9 +15649,10 @@ impl<'i> St<'i> {
         self.0.slot("type8to16").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.v2v4`: one of .v2 .v4.
+    /// `.v2v4`: one of .v2 .v4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn v2v4(&self) -> Option<Word> {
-        self.0.slot("v2v4")
+        self.0.slot("v2v4").or_else(|| self.0.word_among(&[Word::V2, Word::V4]))
     }
 
     /// `.type32`: the type.
@@ -15565,19 +15680,22 @@ impl<'i> St<'i> {
         self.0.slot("v4").is_some()
     }
 
-    /// `.level2::eviction_priority`: one of .L2::evict_first .L2::evict_last .L2::evict_normal.
+    /// `.level2::eviction_priority`: one of .L2::evict_first .L2::evict_last .L2::evict_normal (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level2_eviction_priority(&self) -> Option<Word> {
-        self.0.slot("level2::eviction_priority")
+        self.0.slot("level2::eviction_priority").or_else(|| self.0.word_among(&[Word::L2__EVICT_FIRST, Word::L2__EVICT_LAST, Word::L2__EVICT_NORMAL]))
     }
 
-    /// `.level1::eviction_priority`: one of .L1::evict_first .L1::evict_last .L1::evict_normal .L1::evict_unchanged .L1::no_allocate.
+    /// `.level1::eviction_priority`: one of .L1::evict_first .L1::evict_last .L1::evict_normal .L1::evict_unchanged .L1::no_allocate (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn level1_eviction_priority(&self) -> Option<Word> {
-        self.0.slot("level1::eviction_priority")
+        self.0.slot("level1::eviction_priority").or_else(|| self.0.word_among(&[Word::L1__EVICT_FIRST, Word::L1__EVICT_LAST, Word::L1__EVICT_NORMAL, Word::L1__EVICT_UNCHANGED, Word::L1__NO_ALLOCATE]))
     }
 
-    /// `.ss`: one of .global .local .param .param::func .shared .shared::cluster .shared::cta.
+    /// `.ss`: one of .global .local .param .param::func .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn ss(&self) -> Option<Word> {
-        self.0.slot("ss")
+        self.0.slot("ss").or_else(|| self.0.word_among(&[Word::GLOBAL, Word::LOCAL, Word::PARAM, Word::PARAM__FUNC, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// True if `.volatile` is there.
@@ -15585,9 +15703,10 @@ impl<'i> St<'i> {
         self.0.slot("volatile").is_some()
     }
 
-    /// `.volatile_ss`: one of .local .param .param::func .shared .shared::cluster .shared::cta.
+    /// `.volatile_ss`: one of .local .param .param::func .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn volatile_ss(&self) -> Option<Word> {
-        self.0.slot("volatile_ss")
+        self.0.slot("volatile_ss").or_else(|| self.0.word_among(&[Word::LOCAL, Word::PARAM, Word::PARAM__FUNC, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// True if `.relaxed` is there.
@@ -15595,14 +15714,16 @@ impl<'i> St<'i> {
         self.0.slot("relaxed").is_some()
     }
 
-    /// `.scope`: one of .cluster .cta .gpu .sys.
+    /// `.scope`: one of .cluster .cta .gpu .sys (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scope(&self) -> Option<Word> {
-        self.0.slot("scope")
+        self.0.slot("scope").or_else(|| self.0.word_among(&[Word::CLUSTER, Word::CTA, Word::GPU, Word::SYS]))
     }
 
-    /// `.shared_ss`: one of .param .param::func .shared .shared::cluster .shared::cta.
+    /// `.shared_ss`: one of .param .param::func .shared .shared::cluster .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shared_ss(&self) -> Option<Word> {
-        self.0.slot("shared_ss")
+        self.0.slot("shared_ss").or_else(|| self.0.word_among(&[Word::PARAM, Word::PARAM__FUNC, Word::SHARED, Word::SHARED__CLUSTER, Word::SHARED__CTA]))
     }
 
     /// True if `.release` is there.
@@ -15630,9 +15751,10 @@ impl<'i> St<'i> {
         self.0.slot("completion_mechanism").is_some()
     }
 
-    /// `.vec`: one of .v2 .v4.
+    /// `.vec`: one of .v2 .v4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn vec(&self) -> Option<Word> {
-        self.0.slot("vec")
+        self.0.slot("vec").or_else(|| self.0.word_among(&[Word::V2, Word::V4]))
     }
 
     /// True if `.sem` is there.
@@ -16070,11 +16192,11 @@ impl StBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::St,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of st: {inst:?}");
         inst
     }
@@ -16153,11 +16275,11 @@ impl StackrestoreBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Stackrestore,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of stackrestore: {inst:?}");
         inst
     }
@@ -16236,11 +16358,11 @@ impl StacksaveBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Stacksave,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of stacksave: {inst:?}");
         inst
     }
@@ -16280,14 +16402,16 @@ impl<'i> Stmatrix<'i> {
         &self.0
     }
 
-    /// `.shape`: one of .m16n8 .m8n8.
+    /// `.shape`: one of .m16n8 .m8n8 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shape(&self) -> Option<Word> {
-        self.0.slot("shape")
+        self.0.slot("shape").or_else(|| self.0.word_among(&[Word::M16N8, Word::M8N8]))
     }
 
-    /// `.num`: one of .x1 .x2 .x4.
+    /// `.num`: one of .x1 .x2 .x4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn num(&self) -> Option<Word> {
-        self.0.slot("num")
+        self.0.slot("num").or_else(|| self.0.word_among(&[Word::X1, Word::X2, Word::X4]))
     }
 
     /// True if `.trans` is there.
@@ -16295,9 +16419,10 @@ impl<'i> Stmatrix<'i> {
         self.0.slot("trans").is_some()
     }
 
-    /// `.ss`: one of .shared .shared::cta.
+    /// `.ss`: one of .shared .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn ss(&self) -> Option<Word> {
-        self.0.slot("ss")
+        self.0.slot("ss").or_else(|| self.0.word_among(&[Word::SHARED, Word::SHARED__CTA]))
     }
 
     /// `.type`: the type.
@@ -16364,11 +16489,11 @@ impl StmatrixBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Stmatrix,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of stmatrix: {inst:?}");
         inst
     }
@@ -16438,9 +16563,10 @@ impl<'i> Sub<'i> {
         self.0.slot("cc").is_some()
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.ftz` is there.
@@ -16633,11 +16759,11 @@ impl SubBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Sub,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of sub: {inst:?}");
         inst
     }
@@ -16739,11 +16865,11 @@ impl SubcBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Subc,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of subc: {inst:?}");
         inst
     }
@@ -16784,14 +16910,16 @@ impl<'i> Suld<'i> {
         &self.0
     }
 
-    /// `.geom`: one of .1d .2d .3d .a1d .a2d.
+    /// `.geom`: one of .1d .2d .3d .a1d .a2d (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn geom(&self) -> Option<Word> {
-        self.0.slot("geom")
+        self.0.slot("geom").or_else(|| self.0.word_among(&[Word::_1D, Word::_2D, Word::_3D, Word::A1D, Word::A2D]))
     }
 
-    /// `.cop`: one of .ca .cg .cs .cv.
+    /// `.cop`: one of .ca .cg .cs .cv (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cop(&self) -> Option<Word> {
-        self.0.slot("cop")
+        self.0.slot("cop").or_else(|| self.0.word_among(&[Word::CA, Word::CG, Word::CS, Word::CV]))
     }
 
     /// True if `.vec` is there.
@@ -16804,9 +16932,10 @@ impl<'i> Suld<'i> {
         self.0.slot("dtype").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.clamp`: one of .clamp .trap .zero.
+    /// `.clamp`: one of .clamp .trap .zero (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn clamp(&self) -> Option<Word> {
-        self.0.slot("clamp")
+        self.0.slot("clamp").or_else(|| self.0.word_among(&[Word::CLAMP, Word::TRAP, Word::ZERO]))
     }
 
     /// True if `.v4` is there.
@@ -16887,11 +17016,11 @@ impl SuldBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Suld,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of suld: {inst:?}");
         inst
     }
@@ -16931,9 +17060,10 @@ impl<'i> Suq<'i> {
         &self.0
     }
 
-    /// `.query`: one of .array_size .channel_data_type .channel_order .depth .height .memory_layout .width.
+    /// `.query`: one of .array_size .channel_data_type .channel_order .depth .height .memory_layout .width (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn query(&self) -> Option<Word> {
-        self.0.slot("query")
+        self.0.slot("query").or_else(|| self.0.word_among(&[Word::ARRAY_SIZE, Word::CHANNEL_DATA_TYPE, Word::CHANNEL_ORDER, Word::DEPTH, Word::HEIGHT, Word::MEMORY_LAYOUT, Word::WIDTH]))
     }
 
     /// The operand `d`.
@@ -16980,11 +17110,11 @@ impl SuqBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Suq,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of suq: {inst:?}");
         inst
     }
@@ -17028,9 +17158,10 @@ impl<'i> Sured<'i> {
         &self.0
     }
 
-    /// `.geom`: one of .1d .2d .3d.
+    /// `.geom`: one of .1d .2d .3d (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn geom(&self) -> Option<Word> {
-        self.0.slot("geom")
+        self.0.slot("geom").or_else(|| self.0.word_among(&[Word::_1D, Word::_2D, Word::_3D]))
     }
 
     /// `.ctype`: the type.
@@ -17038,14 +17169,16 @@ impl<'i> Sured<'i> {
         self.0.slot("ctype").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.clamp`: one of .clamp .trap .zero.
+    /// `.clamp`: one of .clamp .trap .zero (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn clamp(&self) -> Option<Word> {
-        self.0.slot("clamp")
+        self.0.slot("clamp").or_else(|| self.0.word_among(&[Word::CLAMP, Word::TRAP, Word::ZERO]))
     }
 
-    /// `.alternatives`: one of .add .and .max .min .or.
+    /// `.alternatives`: one of .add .and .max .min .or (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn alternatives(&self) -> Option<Word> {
-        self.0.slot("alternatives")
+        self.0.slot("alternatives").or_else(|| self.0.word_among(&[Word::ADD, Word::AND, Word::MAX, Word::MIN, Word::OR]))
     }
 
     /// True if `.b32` is there.
@@ -17124,11 +17257,11 @@ impl SuredBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Sured,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of sured: {inst:?}");
         inst
     }
@@ -17173,14 +17306,16 @@ impl<'i> Sust<'i> {
         &self.0
     }
 
-    /// `.alternatives`: one of .1d .2d .3d .a1d .a2d .v2 .v4.
+    /// `.alternatives`: one of .1d .2d .3d .a1d .a2d .v2 .v4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn alternatives(&self) -> Option<Word> {
-        self.0.slot("alternatives")
+        self.0.slot("alternatives").or_else(|| self.0.word_among(&[Word::_1D, Word::_2D, Word::_3D, Word::A1D, Word::A2D, Word::V2, Word::V4]))
     }
 
-    /// `.cop`: one of .cg .cs .wb .wt.
+    /// `.cop`: one of .cg .cs .wb .wt (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cop(&self) -> Option<Word> {
-        self.0.slot("cop")
+        self.0.slot("cop").or_else(|| self.0.word_among(&[Word::CG, Word::CS, Word::WB, Word::WT]))
     }
 
     /// True if `.vec` is there.
@@ -17193,9 +17328,10 @@ impl<'i> Sust<'i> {
         self.0.slot("ctype").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.clamp`: one of .clamp .trap .zero.
+    /// `.clamp`: one of .clamp .trap .zero (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn clamp(&self) -> Option<Word> {
-        self.0.slot("clamp")
+        self.0.slot("clamp").or_else(|| self.0.word_among(&[Word::CLAMP, Word::TRAP, Word::ZERO]))
     }
 
     /// True if `.p` is there.
@@ -17302,11 +17438,11 @@ impl SustBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Sust,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of sust: {inst:?}");
         inst
     }
@@ -17346,9 +17482,10 @@ impl<'i> Szext<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .clamp .wrap.
+    /// `.mode`: one of .clamp .wrap (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::CLAMP, Word::WRAP]))
     }
 
     /// `.type`: the type.
@@ -17403,11 +17540,11 @@ impl SzextBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Szext,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of szext: {inst:?}");
         inst
     }
@@ -17501,11 +17638,11 @@ impl TanhBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Tanh,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of tanh: {inst:?}");
         inst
     }
@@ -17597,9 +17734,10 @@ impl<'i> Tcgen05<'i> {
         &self.0
     }
 
-    /// `.cta_group`: one of .cta_group::1 .cta_group::2.
+    /// `.cta_group`: one of .cta_group::1 .cta_group::2 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cta_group(&self) -> Option<Word> {
-        self.0.slot("cta_group")
+        self.0.slot("cta_group").or_else(|| self.0.word_among(&[Word::CTA_GROUP__1, Word::CTA_GROUP__2]))
     }
 
     /// True if `.shared::cta` is there.
@@ -17622,14 +17760,16 @@ impl<'i> Tcgen05<'i> {
         self.0.slot("ld").is_some()
     }
 
-    /// `.shape1`: one of .16x128b .16x256b .16x64b .32x32b.
+    /// `.shape1`: one of .16x128b .16x256b .16x64b .32x32b (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shape1(&self) -> Option<Word> {
-        self.0.slot("shape1")
+        self.0.slot("shape1").or_else(|| self.0.word_among(&[Word::_16X128B, Word::_16X256B, Word::_16X64B, Word::_32X32B]))
     }
 
-    /// `.num`: one of .x1 .x128 .x16 .x2 .x32 .x4 .x64 .x8.
+    /// `.num`: one of .x1 .x128 .x16 .x2 .x32 .x4 .x64 .x8 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn num(&self) -> Option<Word> {
-        self.0.slot("num")
+        self.0.slot("num").or_else(|| self.0.word_among(&[Word::X1, Word::X128, Word::X16, Word::X2, Word::X32, Word::X4, Word::X64, Word::X8]))
     }
 
     /// True if `.pack` is there.
@@ -17652,9 +17792,10 @@ impl<'i> Tcgen05<'i> {
         self.0.slot("shape3").is_some()
     }
 
-    /// `.redOp`: one of .max .min.
+    /// `.redOp`: one of .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn redop(&self) -> Option<Word> {
-        self.0.slot("redOp")
+        self.0.slot("redOp").or_else(|| self.0.word_among(&[Word::MAX, Word::MIN]))
     }
 
     /// True if `.abs` is there.
@@ -17692,9 +17833,10 @@ impl<'i> Tcgen05<'i> {
         self.0.slot("unpack").is_some()
     }
 
-    /// `.wait_operation`: one of .wait::ld .wait::st.
+    /// `.wait_operation`: one of .wait::ld .wait::st (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn wait_operation(&self) -> Option<Word> {
-        self.0.slot("wait_operation")
+        self.0.slot("wait_operation").or_else(|| self.0.word_among(&[Word::WAIT__LD, Word::WAIT__ST]))
     }
 
     /// True if `.cp` is there.
@@ -17702,14 +17844,16 @@ impl<'i> Tcgen05<'i> {
         self.0.slot("cp").is_some()
     }
 
-    /// `.shape`: one of .128x128b .128x256b .32x128b .4x256b .64x128b.
+    /// `.shape`: one of .128x128b .128x256b .32x128b .4x256b .64x128b (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shape(&self) -> Option<Word> {
-        self.0.slot("shape")
+        self.0.slot("shape").or_else(|| self.0.word_among(&[Word::_128X128B, Word::_128X256B, Word::_32X128B, Word::_4X256B, Word::_64X128B]))
     }
 
-    /// `.multicast`: one of .multicast::cluster .warpx2::01_23 .warpx2::02_13 .warpx4.
+    /// `.multicast`: one of .multicast::cluster .warpx2::01_23 .warpx2::02_13 .warpx4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn multicast(&self) -> Option<Word> {
-        self.0.slot("multicast")
+        self.0.slot("multicast").or_else(|| self.0.word_among(&[Word::MULTICAST__CLUSTER, Word::WARPX2__01_23, Word::WARPX2__02_13, Word::WARPX4]))
     }
 
     /// True if `.dst_fmt` is there.
@@ -17717,9 +17861,10 @@ impl<'i> Tcgen05<'i> {
         self.0.slot("dst_fmt").is_some()
     }
 
-    /// `.src_fmt`: one of .b4x16_p64 .b6x16_p32.
+    /// `.src_fmt`: one of .b4x16_p64 .b6x16_p32 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn src_fmt(&self) -> Option<Word> {
-        self.0.slot("src_fmt")
+        self.0.slot("src_fmt").or_else(|| self.0.word_among(&[Word::B4X16_P64, Word::B6X16_P32]))
     }
 
     /// True if `.shift` is there.
@@ -17737,9 +17882,10 @@ impl<'i> Tcgen05<'i> {
         self.0.slot("mma").is_some()
     }
 
-    /// `.kind`: one of .kind::f16 .kind::f8f6f4 .kind::mxf4 .kind::mxf4nvf4 .kind::mxf8f6f4 .kind::tf32.
+    /// `.kind`: one of .kind::f16 .kind::f8f6f4 .kind::mxf4 .kind::mxf4nvf4 .kind::mxf8f6f4 .kind::tf32 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn kind(&self) -> Option<Word> {
-        self.0.slot("kind")
+        self.0.slot("kind").or_else(|| self.0.word_among(&[Word::KIND__F16, Word::KIND__F8F6F4, Word::KIND__MXF4, Word::KIND__MXF4NVF4, Word::KIND__MXF8F6F4, Word::KIND__TF32]))
     }
 
     /// True if `.block_scale` is there.
@@ -17747,14 +17893,16 @@ impl<'i> Tcgen05<'i> {
         self.0.slot("block_scale").is_some()
     }
 
-    /// `.scale_vectorsize`: one of .block16 .block32 .scale_vec::1X .scale_vec::2X .scale_vec::4X.
+    /// `.scale_vectorsize`: one of .block16 .block32 .scale_vec::1X .scale_vec::2X .scale_vec::4X (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scale_vectorsize(&self) -> Option<Word> {
-        self.0.slot("scale_vectorsize")
+        self.0.slot("scale_vectorsize").or_else(|| self.0.word_among(&[Word::BLOCK16, Word::BLOCK32, Word::SCALE_VEC__1X, Word::SCALE_VEC__2X, Word::SCALE_VEC__4X]))
     }
 
-    /// `.collector_usage`: one of .collector::a::discard .collector::a::fill .collector::a::lastuse .collector::a::use .collector::b0::discard .collector::b0::fill .collector::b0::lastuse .collector::b0::use .collector::b1::discard .collector::b1::fill .collector::b1::lastuse .collector::b1::use .collector::b2::discard .collector::b2::fill .collector::b2::lastuse .collector::b2::use .collector::b3::discard .collector::b3::fill .collector::b3::lastuse .collector::b3::use.
+    /// `.collector_usage`: one of .collector::a::discard .collector::a::fill .collector::a::lastuse .collector::a::use .collector::b0::discard .collector::b0::fill .collector::b0::lastuse .collector::b0::use .collector::b1::discard .collector::b1::fill .collector::b1::lastuse .collector::b1::use .collector::b2::discard .collector::b2::fill .collector::b2::lastuse .collector::b2::use .collector::b3::discard .collector::b3::fill .collector::b3::lastuse .collector::b3::use (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn collector_usage(&self) -> Option<Word> {
-        self.0.slot("collector_usage")
+        self.0.slot("collector_usage").or_else(|| self.0.word_among(&[Word::COLLECTOR__A__DISCARD, Word::COLLECTOR__A__FILL, Word::COLLECTOR__A__LASTUSE, Word::COLLECTOR__A__USE, Word::COLLECTOR__B0__DISCARD, Word::COLLECTOR__B0__FILL, Word::COLLECTOR__B0__LASTUSE, Word::COLLECTOR__B0__USE, Word::COLLECTOR__B1__DISCARD, Word::COLLECTOR__B1__FILL, Word::COLLECTOR__B1__LASTUSE, Word::COLLECTOR__B1__USE, Word::COLLECTOR__B2__DISCARD, Word::COLLECTOR__B2__FILL, Word::COLLECTOR__B2__LASTUSE, Word::COLLECTOR__B2__USE, Word::COLLECTOR__B3__DISCARD, Word::COLLECTOR__B3__FILL, Word::COLLECTOR__B3__LASTUSE, Word::COLLECTOR__B3__USE]))
     }
 
     /// True if `.ashift` is there.
@@ -18390,11 +18538,11 @@ impl Tcgen05Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Tcgen05,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of tcgen05: {inst:?}");
         inst
     }
@@ -18443,9 +18591,10 @@ impl<'i> Tensormap<'i> {
         &self.0
     }
 
-    /// `.scope`: one of .cluster .cta .gpu .sys.
+    /// `.scope`: one of .cluster .cta .gpu .sys (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scope(&self) -> Option<Word> {
-        self.0.slot("scope")
+        self.0.slot("scope").or_else(|| self.0.word_among(&[Word::CLUSTER, Word::CTA, Word::GPU, Word::SYS]))
     }
 
     /// True if `.replace` is there.
@@ -18463,9 +18612,10 @@ impl<'i> Tensormap<'i> {
         self.0.slot("global_address").is_some()
     }
 
-    /// `.ss`: one of .global .shared::cta.
+    /// `.ss`: one of .global .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn ss(&self) -> Option<Word> {
-        self.0.slot("ss")
+        self.0.slot("ss").or_else(|| self.0.word_among(&[Word::GLOBAL, Word::SHARED__CTA]))
     }
 
     /// True if `.b1024` is there.
@@ -18488,9 +18638,10 @@ impl<'i> Tensormap<'i> {
         self.0.slot("b32").is_some()
     }
 
-    /// `.field2`: one of .box_dim .element_stride .global_dim.
+    /// `.field2`: one of .box_dim .element_stride .global_dim (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn field2(&self) -> Option<Word> {
-        self.0.slot("field2")
+        self.0.slot("field2").or_else(|| self.0.word_among(&[Word::BOX_DIM, Word::ELEMENT_STRIDE, Word::GLOBAL_DIM]))
     }
 
     /// True if `.global_stride` is there.
@@ -18783,11 +18934,11 @@ impl TensormapBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Tensormap,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of tensormap: {inst:?}");
         inst
     }
@@ -18827,9 +18978,10 @@ impl<'i> Testp<'i> {
         &self.0
     }
 
-    /// `.op`: one of .finite .infinite .normal .notanumber .number .subnormal.
+    /// `.op`: one of .finite .infinite .normal .notanumber .number .subnormal (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op(&self) -> Option<Word> {
-        self.0.slot("op")
+        self.0.slot("op").or_else(|| self.0.word_among(&[Word::FINITE, Word::INFINITE, Word::NORMAL, Word::NOTANUMBER, Word::NUMBER, Word::SUBNORMAL]))
     }
 
     /// `.type`: the type.
@@ -18883,11 +19035,11 @@ impl TestpBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Testp,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of testp: {inst:?}");
         inst
     }
@@ -18959,9 +19111,10 @@ impl<'i> Tex<'i> {
         self.0.slot("base").is_some()
     }
 
-    /// `.geomf`: one of .1d .2d .a1d .a2d.
+    /// `.geomf`: one of .1d .2d .a1d .a2d (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn geomf(&self) -> Option<Word> {
-        self.0.slot("geomf")
+        self.0.slot("geomf").or_else(|| self.0.word_among(&[Word::_1D, Word::_2D, Word::A1D, Word::A2D]))
     }
 
     /// `.dtype`: the type.
@@ -18969,9 +19122,10 @@ impl<'i> Tex<'i> {
         self.0.slot("dtype").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.geoms`: one of .1d .2d .2dms .3d .a1d .a2d .a2dms.
+    /// `.geoms`: one of .1d .2d .2dms .3d .a1d .a2d .a2dms (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn geoms(&self) -> Option<Word> {
-        self.0.slot("geoms")
+        self.0.slot("geoms").or_else(|| self.0.word_among(&[Word::_1D, Word::_2D, Word::_2DMS, Word::_3D, Word::A1D, Word::A2D, Word::A2DMS]))
     }
 
     /// True if `.s32` is there.
@@ -18984,9 +19138,10 @@ impl<'i> Tex<'i> {
         self.0.slot("3d").is_some()
     }
 
-    /// `.geomc`: one of .acube .cube.
+    /// `.geomc`: one of .acube .cube (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn geomc(&self) -> Option<Word> {
-        self.0.slot("geomc")
+        self.0.slot("geomc").or_else(|| self.0.word_among(&[Word::ACUBE, Word::CUBE]))
     }
 
     /// True if `.v2` is there.
@@ -19009,9 +19164,10 @@ impl<'i> Tex<'i> {
         self.0.slot("grad").is_some()
     }
 
-    /// `.alternatives`: one of .1d .2d .a1d .a2d .f32 .s32.
+    /// `.alternatives`: one of .1d .2d .a1d .a2d .f32 .s32 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn alternatives(&self) -> Option<Word> {
-        self.0.slot("alternatives")
+        self.0.slot("alternatives").or_else(|| self.0.word_among(&[Word::_1D, Word::_2D, Word::A1D, Word::A2D, Word::F32, Word::S32]))
     }
 
     /// The operand `d`.
@@ -19221,11 +19377,11 @@ impl TexBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Tex,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of tex: {inst:?}");
         inst
     }
@@ -19266,14 +19422,16 @@ impl<'i> Tld4<'i> {
         &self.0
     }
 
-    /// `.comp`: one of .a .b .g .r.
+    /// `.comp`: one of .a .b .g .r (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn comp(&self) -> Option<Word> {
-        self.0.slot("comp")
+        self.0.slot("comp").or_else(|| self.0.word_among(&[Word::A, Word::B, Word::G, Word::R]))
     }
 
-    /// `.alternatives`: one of .2d .a2d .acube .cube.
+    /// `.alternatives`: one of .2d .a2d .acube .cube (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn alternatives(&self) -> Option<Word> {
-        self.0.slot("alternatives")
+        self.0.slot("alternatives").or_else(|| self.0.word_among(&[Word::_2D, Word::A2D, Word::ACUBE, Word::CUBE]))
     }
 
     /// `.dtype`: the type.
@@ -19348,11 +19506,11 @@ impl Tld4Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Tld4,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of tld4: {inst:?}");
         inst
     }
@@ -19419,11 +19577,11 @@ impl TrapBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Trap,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of trap: {inst:?}");
         inst
     }
@@ -19465,9 +19623,10 @@ impl<'i> Txq<'i> {
         &self.0
     }
 
-    /// `.tquery`: one of .array_size .channel_data_type .channel_order .depth .height .normalized_coords .num_mipmap_levels .num_samples .width.
+    /// `.tquery`: one of .array_size .channel_data_type .channel_order .depth .height .normalized_coords .num_mipmap_levels .num_samples .width (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn tquery(&self) -> Option<Word> {
-        self.0.slot("tquery")
+        self.0.slot("tquery").or_else(|| self.0.word_among(&[Word::ARRAY_SIZE, Word::CHANNEL_DATA_TYPE, Word::CHANNEL_ORDER, Word::DEPTH, Word::HEIGHT, Word::NORMALIZED_COORDS, Word::NUM_MIPMAP_LEVELS, Word::NUM_SAMPLES, Word::WIDTH]))
     }
 
     /// True if `.level` is there.
@@ -19475,14 +19634,16 @@ impl<'i> Txq<'i> {
         self.0.slot("level").is_some()
     }
 
-    /// `.tlquery`: one of .depth .height .width.
+    /// `.tlquery`: one of .depth .height .width (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn tlquery(&self) -> Option<Word> {
-        self.0.slot("tlquery")
+        self.0.slot("tlquery").or_else(|| self.0.word_among(&[Word::DEPTH, Word::HEIGHT, Word::WIDTH]))
     }
 
-    /// `.squery`: one of .addr_mode_0 .addr_mode_1 .addr_mode_2 .filter_mode .force_unnormalized_coords.
+    /// `.squery`: one of .addr_mode_0 .addr_mode_1 .addr_mode_2 .filter_mode .force_unnormalized_coords (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn squery(&self) -> Option<Word> {
-        self.0.slot("squery")
+        self.0.slot("squery").or_else(|| self.0.word_among(&[Word::ADDR_MODE_0, Word::ADDR_MODE_1, Word::ADDR_MODE_2, Word::FILTER_MODE, Word::FORCE_UNNORMALIZED_COORDS]))
     }
 
     /// The operand `d`.
@@ -19560,11 +19721,11 @@ impl TxqBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Txq,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of txq: {inst:?}");
         inst
     }
@@ -19626,9 +19787,10 @@ impl<'i> Vabsdiff<'i> {
         self.0.slot("sat").is_some()
     }
 
-    /// `.op2`: one of .add .max .min.
+    /// `.op2`: one of .add .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op2(&self) -> Option<Word> {
-        self.0.slot("op2")
+        self.0.slot("op2").or_else(|| self.0.word_among(&[Word::ADD, Word::MAX, Word::MIN]))
     }
 
     /// The operand `d`.
@@ -19704,11 +19866,11 @@ impl VabsdiffBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vabsdiff,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vabsdiff: {inst:?}");
         inst
     }
@@ -19841,11 +20003,11 @@ impl Vabsdiff2Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vabsdiff2,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vabsdiff2: {inst:?}");
         inst
     }
@@ -19978,11 +20140,11 @@ impl Vabsdiff4Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vabsdiff4,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vabsdiff4: {inst:?}");
         inst
     }
@@ -20044,9 +20206,10 @@ impl<'i> Vadd<'i> {
         self.0.slot("sat").is_some()
     }
 
-    /// `.op2`: one of .add .max .min.
+    /// `.op2`: one of .add .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op2(&self) -> Option<Word> {
-        self.0.slot("op2")
+        self.0.slot("op2").or_else(|| self.0.word_among(&[Word::ADD, Word::MAX, Word::MIN]))
     }
 
     /// The operand `d`.
@@ -20122,11 +20285,11 @@ impl VaddBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vadd,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vadd: {inst:?}");
         inst
     }
@@ -20259,11 +20422,11 @@ impl Vadd2Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vadd2,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vadd2: {inst:?}");
         inst
     }
@@ -20396,11 +20559,11 @@ impl Vadd4Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vadd4,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vadd4: {inst:?}");
         inst
     }
@@ -20533,11 +20696,11 @@ impl Vavrg2Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vavrg2,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vavrg2: {inst:?}");
         inst
     }
@@ -20670,11 +20833,11 @@ impl Vavrg4Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vavrg4,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vavrg4: {inst:?}");
         inst
     }
@@ -20735,9 +20898,10 @@ impl<'i> Vmad<'i> {
         self.0.slot("sat").is_some()
     }
 
-    /// `.scale`: one of .shr15 .shr7.
+    /// `.scale`: one of .shr15 .shr7 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn scale(&self) -> Option<Word> {
-        self.0.slot("scale")
+        self.0.slot("scale").or_else(|| self.0.word_among(&[Word::SHR15, Word::SHR7]))
     }
 
     /// True if `.po` is there.
@@ -20818,11 +20982,11 @@ impl VmadBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vmad,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vmad: {inst:?}");
         inst
     }
@@ -20884,9 +21048,10 @@ impl<'i> Vmax<'i> {
         self.0.slot("sat").is_some()
     }
 
-    /// `.op2`: one of .add .max .min.
+    /// `.op2`: one of .add .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op2(&self) -> Option<Word> {
-        self.0.slot("op2")
+        self.0.slot("op2").or_else(|| self.0.word_among(&[Word::ADD, Word::MAX, Word::MIN]))
     }
 
     /// The operand `d`.
@@ -20962,11 +21127,11 @@ impl VmaxBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vmax,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vmax: {inst:?}");
         inst
     }
@@ -21099,11 +21264,11 @@ impl Vmax2Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vmax2,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vmax2: {inst:?}");
         inst
     }
@@ -21236,11 +21401,11 @@ impl Vmax4Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vmax4,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vmax4: {inst:?}");
         inst
     }
@@ -21302,9 +21467,10 @@ impl<'i> Vmin<'i> {
         self.0.slot("sat").is_some()
     }
 
-    /// `.op2`: one of .add .max .min.
+    /// `.op2`: one of .add .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op2(&self) -> Option<Word> {
-        self.0.slot("op2")
+        self.0.slot("op2").or_else(|| self.0.word_among(&[Word::ADD, Word::MAX, Word::MIN]))
     }
 
     /// The operand `d`.
@@ -21380,11 +21546,11 @@ impl VminBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vmin,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vmin: {inst:?}");
         inst
     }
@@ -21517,11 +21683,11 @@ impl Vmin2Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vmin2,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vmin2: {inst:?}");
         inst
     }
@@ -21654,11 +21820,11 @@ impl Vmin4Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vmin4,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vmin4: {inst:?}");
         inst
     }
@@ -21701,9 +21867,10 @@ impl<'i> Vote<'i> {
         &self.0
     }
 
-    /// `.mode`: one of .all .any .uni.
+    /// `.mode`: one of .all .any .uni (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::ALL, Word::ANY, Word::UNI]))
     }
 
     /// True if `.ballot` is there.
@@ -21794,11 +21961,11 @@ impl VoteBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vote,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vote: {inst:?}");
         inst
     }
@@ -21850,14 +22017,16 @@ impl<'i> Vset<'i> {
         self.0.slot("btype").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.cmp`: one of .eq .ge .gt .le .lt .ne.
+    /// `.cmp`: one of .eq .ge .gt .le .lt .ne (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cmp(&self) -> Option<Word> {
-        self.0.slot("cmp")
+        self.0.slot("cmp").or_else(|| self.0.word_among(&[Word::EQ, Word::GE, Word::GT, Word::LE, Word::LT, Word::NE]))
     }
 
-    /// `.op2`: one of .add .max .min.
+    /// `.op2`: one of .add .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op2(&self) -> Option<Word> {
-        self.0.slot("op2")
+        self.0.slot("op2").or_else(|| self.0.word_among(&[Word::ADD, Word::MAX, Word::MIN]))
     }
 
     /// The operand `d`.
@@ -21927,11 +22096,11 @@ impl VsetBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vset,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vset: {inst:?}");
         inst
     }
@@ -21982,9 +22151,10 @@ impl<'i> Vset2<'i> {
         self.0.slot("btype").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.cmp`: one of .eq .ge .gt .le .lt .ne.
+    /// `.cmp`: one of .eq .ge .gt .le .lt .ne (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cmp(&self) -> Option<Word> {
-        self.0.slot("cmp")
+        self.0.slot("cmp").or_else(|| self.0.word_among(&[Word::EQ, Word::GE, Word::GT, Word::LE, Word::LT, Word::NE]))
     }
 
     /// True if `.add` is there.
@@ -22053,11 +22223,11 @@ impl Vset2Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vset2,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vset2: {inst:?}");
         inst
     }
@@ -22108,9 +22278,10 @@ impl<'i> Vset4<'i> {
         self.0.slot("btype").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
-    /// `.cmp`: one of .eq .ge .gt .le .lt .ne.
+    /// `.cmp`: one of .eq .ge .gt .le .lt .ne (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn cmp(&self) -> Option<Word> {
-        self.0.slot("cmp")
+        self.0.slot("cmp").or_else(|| self.0.word_among(&[Word::EQ, Word::GE, Word::GT, Word::LE, Word::LT, Word::NE]))
     }
 
     /// True if `.add` is there.
@@ -22179,11 +22350,11 @@ impl Vset4Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vset4,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vset4: {inst:?}");
         inst
     }
@@ -22240,14 +22411,16 @@ impl<'i> Vshl<'i> {
         self.0.slot("sat").is_some()
     }
 
-    /// `.mode`: one of .clamp .wrap.
+    /// `.mode`: one of .clamp .wrap (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::CLAMP, Word::WRAP]))
     }
 
-    /// `.op2`: one of .add .max .min.
+    /// `.op2`: one of .add .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op2(&self) -> Option<Word> {
-        self.0.slot("op2")
+        self.0.slot("op2").or_else(|| self.0.word_among(&[Word::ADD, Word::MAX, Word::MIN]))
     }
 
     /// The operand `d`.
@@ -22324,11 +22497,11 @@ impl VshlBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vshl,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vshl: {inst:?}");
         inst
     }
@@ -22385,14 +22558,16 @@ impl<'i> Vshr<'i> {
         self.0.slot("sat").is_some()
     }
 
-    /// `.mode`: one of .clamp .wrap.
+    /// `.mode`: one of .clamp .wrap (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn mode(&self) -> Option<Word> {
-        self.0.slot("mode")
+        self.0.slot("mode").or_else(|| self.0.word_among(&[Word::CLAMP, Word::WRAP]))
     }
 
-    /// `.op2`: one of .add .max .min.
+    /// `.op2`: one of .add .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op2(&self) -> Option<Word> {
-        self.0.slot("op2")
+        self.0.slot("op2").or_else(|| self.0.word_among(&[Word::ADD, Word::MAX, Word::MIN]))
     }
 
     /// The operand `d`.
@@ -22469,11 +22644,11 @@ impl VshrBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vshr,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vshr: {inst:?}");
         inst
     }
@@ -22535,9 +22710,10 @@ impl<'i> Vsub<'i> {
         self.0.slot("sat").is_some()
     }
 
-    /// `.op2`: one of .add .max .min.
+    /// `.op2`: one of .add .max .min (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op2(&self) -> Option<Word> {
-        self.0.slot("op2")
+        self.0.slot("op2").or_else(|| self.0.word_among(&[Word::ADD, Word::MAX, Word::MIN]))
     }
 
     /// The operand `d`.
@@ -22613,11 +22789,11 @@ impl VsubBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vsub,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vsub: {inst:?}");
         inst
     }
@@ -22750,11 +22926,11 @@ impl Vsub2Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vsub2,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vsub2: {inst:?}");
         inst
     }
@@ -22887,11 +23063,11 @@ impl Vsub4Builder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Vsub4,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of vsub4: {inst:?}");
         inst
     }
@@ -22960,9 +23136,10 @@ impl<'i> Wgmma<'i> {
         self.0.slot("aligned").is_some()
     }
 
-    /// `.shape`: one of .m64n104k16 .m64n104k32 .m64n104k64 .m64n104k8 .m64n112k16 .m64n112k256 .m64n112k32 .m64n112k64 .m64n112k8 .m64n120k16 .m64n120k32 .m64n120k64 .m64n120k8 .m64n128k16 .m64n128k256 .m64n128k32 .m64n128k64 .m64n128k8 .m64n136k16 .m64n136k32 .m64n136k64 .m64n136k8 .m64n144k16 .m64n144k256 .m64n144k32 .m64n144k64 .m64n144k8 .m64n152k16 .m64n152k32 .m64n152k64 .m64n152k8 .m64n160k16 .m64n160k256 .m64n160k32 .m64n160k64 .m64n160k8 .m64n168k16 .m64n168k32 .m64n168k64 .m64n168k8 .m64n16k16 .m64n16k256 .m64n16k32 .m64n16k64 .m64n16k8 .m64n176k16 .m64n176k256 .m64n176k32 .m64n176k64 .m64n176k8 .m64n184k16 .m64n184k32 .m64n184k64 .m64n184k8 .m64n192k16 .m64n192k256 .m64n192k32 .m64n192k64 .m64n192k8 .m64n200k16 .m64n200k32 .m64n200k64 .m64n200k8 .m64n208k16 .m64n208k256 .m64n208k32 .m64n208k64 .m64n208k8 .m64n216k16 .m64n216k32 .m64n216k64 .m64n216k8 .m64n224k16 .m64n224k256 .m64n224k32 .m64n224k64 .m64n224k8 .m64n232k16 .m64n232k32 .m64n232k64 .m64n232k8 .m64n240k16 .m64n240k256 .m64n240k32 .m64n240k64 .m64n240k8 .m64n248k16 .m64n248k32 .m64n248k64 .m64n248k8 .m64n24k16 .m64n24k256 .m64n24k32 .m64n24k64 .m64n24k8 .m64n256k16 .m64n256k256 .m64n256k32 .m64n256k64 .m64n256k8 .m64n32k16 .m64n32k256 .m64n32k32 .m64n32k64 .m64n32k8 .m64n40k16 .m64n40k32 .m64n40k64 .m64n40k8 .m64n48k16 .m64n48k256 .m64n48k32 .m64n48k64 .m64n48k8 .m64n56k16 .m64n56k32 .m64n56k64 .m64n56k8 .m64n64k16 .m64n64k256 .m64n64k32 .m64n64k64 .m64n64k8 .m64n72k16 .m64n72k32 .m64n72k64 .m64n72k8 .m64n80k16 .m64n80k256 .m64n80k32 .m64n80k64 .m64n80k8 .m64n88k16 .m64n88k32 .m64n88k64 .m64n88k8 .m64n8k16 .m64n8k256 .m64n8k32 .m64n8k64 .m64n8k8 .m64n96k16 .m64n96k256 .m64n96k32 .m64n96k64 .m64n96k8.
+    /// `.shape`: one of .m64n104k16 .m64n104k32 .m64n104k64 .m64n104k8 .m64n112k16 .m64n112k256 .m64n112k32 .m64n112k64 .m64n112k8 .m64n120k16 .m64n120k32 .m64n120k64 .m64n120k8 .m64n128k16 .m64n128k256 .m64n128k32 .m64n128k64 .m64n128k8 .m64n136k16 .m64n136k32 .m64n136k64 .m64n136k8 .m64n144k16 .m64n144k256 .m64n144k32 .m64n144k64 .m64n144k8 .m64n152k16 .m64n152k32 .m64n152k64 .m64n152k8 .m64n160k16 .m64n160k256 .m64n160k32 .m64n160k64 .m64n160k8 .m64n168k16 .m64n168k32 .m64n168k64 .m64n168k8 .m64n16k16 .m64n16k256 .m64n16k32 .m64n16k64 .m64n16k8 .m64n176k16 .m64n176k256 .m64n176k32 .m64n176k64 .m64n176k8 .m64n184k16 .m64n184k32 .m64n184k64 .m64n184k8 .m64n192k16 .m64n192k256 .m64n192k32 .m64n192k64 .m64n192k8 .m64n200k16 .m64n200k32 .m64n200k64 .m64n200k8 .m64n208k16 .m64n208k256 .m64n208k32 .m64n208k64 .m64n208k8 .m64n216k16 .m64n216k32 .m64n216k64 .m64n216k8 .m64n224k16 .m64n224k256 .m64n224k32 .m64n224k64 .m64n224k8 .m64n232k16 .m64n232k32 .m64n232k64 .m64n232k8 .m64n240k16 .m64n240k256 .m64n240k32 .m64n240k64 .m64n240k8 .m64n248k16 .m64n248k32 .m64n248k64 .m64n248k8 .m64n24k16 .m64n24k256 .m64n24k32 .m64n24k64 .m64n24k8 .m64n256k16 .m64n256k256 .m64n256k32 .m64n256k64 .m64n256k8 .m64n32k16 .m64n32k256 .m64n32k32 .m64n32k64 .m64n32k8 .m64n40k16 .m64n40k32 .m64n40k64 .m64n40k8 .m64n48k16 .m64n48k256 .m64n48k32 .m64n48k64 .m64n48k8 .m64n56k16 .m64n56k32 .m64n56k64 .m64n56k8 .m64n64k16 .m64n64k256 .m64n64k32 .m64n64k64 .m64n64k8 .m64n72k16 .m64n72k32 .m64n72k64 .m64n72k8 .m64n80k16 .m64n80k256 .m64n80k32 .m64n80k64 .m64n80k8 .m64n88k16 .m64n88k32 .m64n88k64 .m64n88k8 .m64n8k16 .m64n8k256 .m64n8k32 .m64n8k64 .m64n8k8 .m64n96k16 .m64n96k256 .m64n96k32 .m64n96k64 .m64n96k8 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shape(&self) -> Option<Word> {
-        self.0.slot("shape")
+        self.0.slot("shape").or_else(|| self.0.word_among(&[Word::M64N104K16, Word::M64N104K32, Word::M64N104K64, Word::M64N104K8, Word::M64N112K16, Word::M64N112K256, Word::M64N112K32, Word::M64N112K64, Word::M64N112K8, Word::M64N120K16, Word::M64N120K32, Word::M64N120K64, Word::M64N120K8, Word::M64N128K16, Word::M64N128K256, Word::M64N128K32, Word::M64N128K64, Word::M64N128K8, Word::M64N136K16, Word::M64N136K32, Word::M64N136K64, Word::M64N136K8, Word::M64N144K16, Word::M64N144K256, Word::M64N144K32, Word::M64N144K64, Word::M64N144K8, Word::M64N152K16, Word::M64N152K32, Word::M64N152K64, Word::M64N152K8, Word::M64N160K16, Word::M64N160K256, Word::M64N160K32, Word::M64N160K64, Word::M64N160K8, Word::M64N168K16, Word::M64N168K32, Word::M64N168K64, Word::M64N168K8, Word::M64N16K16, Word::M64N16K256, Word::M64N16K32, Word::M64N16K64, Word::M64N16K8, Word::M64N176K16, Word::M64N176K256, Word::M64N176K32, Word::M64N176K64, Word::M64N176K8, Word::M64N184K16, Word::M64N184K32, Word::M64N184K64, Word::M64N184K8, Word::M64N192K16, Word::M64N192K256, Word::M64N192K32, Word::M64N192K64, Word::M64N192K8, Word::M64N200K16, Word::M64N200K32, Word::M64N200K64, Word::M64N200K8, Word::M64N208K16, Word::M64N208K256, Word::M64N208K32, Word::M64N208K64, Word::M64N208K8, Word::M64N216K16, Word::M64N216K32, Word::M64N216K64, Word::M64N216K8, Word::M64N224K16, Word::M64N224K256, Word::M64N224K32, Word::M64N224K64, Word::M64N224K8, Word::M64N232K16, Word::M64N232K32, Word::M64N232K64, Word::M64N232K8, Word::M64N240K16, Word::M64N240K256, Word::M64N240K32, Word::M64N240K64, Word::M64N240K8, Word::M64N248K16, Word::M64N248K32, Word::M64N248K64, Word::M64N248K8, Word::M64N24K16, Word::M64N24K256, Word::M64N24K32, Word::M64N24K64, Word::M64N24K8, Word::M64N256K16, Word::M64N256K256, Word::M64N256K32, Word::M64N256K64, Word::M64N256K8, Word::M64N32K16, Word::M64N32K256, Word::M64N32K32, Word::M64N32K64, Word::M64N32K8, Word::M64N40K16, Word::M64N40K32, Word::M64N40K64, Word::M64N40K8, Word::M64N48K16, Word::M64N48K256, Word::M64N48K32, Word::M64N48K64, Word::M64N48K8, Word::M64N56K16, Word::M64N56K32, Word::M64N56K64, Word::M64N56K8, Word::M64N64K16, Word::M64N64K256, Word::M64N64K32, Word::M64N64K64, Word::M64N64K8, Word::M64N72K16, Word::M64N72K32, Word::M64N72K64, Word::M64N72K8, Word::M64N80K16, Word::M64N80K256, Word::M64N80K32, Word::M64N80K64, Word::M64N80K8, Word::M64N88K16, Word::M64N88K32, Word::M64N88K64, Word::M64N88K8, Word::M64N8K16, Word::M64N8K256, Word::M64N8K32, Word::M64N8K64, Word::M64N8K8, Word::M64N96K16, Word::M64N96K256, Word::M64N96K32, Word::M64N96K64, Word::M64N96K8]))
     }
 
     /// `.dtype`: the type.
@@ -23267,11 +23444,11 @@ impl WgmmaBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Wgmma,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of wgmma: {inst:?}");
         inst
     }
@@ -23362,19 +23539,22 @@ impl<'i> Wmma<'i> {
         &self.0
     }
 
-    /// `.layout`: one of .col .row.
+    /// `.layout`: one of .col .row (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn layout(&self) -> Option<Word> {
-        self.0.slot("layout")
+        self.0.slot("layout").or_else(|| self.0.word_among(&[Word::COL, Word::ROW]))
     }
 
-    /// `.shape`: one of .m16n16k16 .m16n16k8 .m32n8k16 .m8n32k16 .m8n8k128 .m8n8k32 .m8n8k4.
+    /// `.shape`: one of .m16n16k16 .m16n16k8 .m32n8k16 .m8n32k16 .m8n8k128 .m8n8k32 .m8n8k4 (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn shape(&self) -> Option<Word> {
-        self.0.slot("shape")
+        self.0.slot("shape").or_else(|| self.0.word_among(&[Word::M16N16K16, Word::M16N16K8, Word::M32N8K16, Word::M8N32K16, Word::M8N8K128, Word::M8N8K32, Word::M8N8K4]))
     }
 
-    /// `.ss`: one of .global .shared .shared::cta.
+    /// `.ss`: one of .global .shared .shared::cta (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn ss(&self) -> Option<Word> {
-        self.0.slot("ss")
+        self.0.slot("ss").or_else(|| self.0.word_among(&[Word::GLOBAL, Word::SHARED, Word::SHARED__CTA]))
     }
 
     /// True if `.b` is there.
@@ -23482,14 +23662,16 @@ impl<'i> Wmma<'i> {
         self.0.slot("mma").is_some()
     }
 
-    /// `.alayout`: one of .col .row.
+    /// `.alayout`: one of .col .row (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn alayout(&self) -> Option<Word> {
-        self.0.slot("alayout")
+        self.0.slot("alayout").or_else(|| self.0.word_among(&[Word::COL, Word::ROW]))
     }
 
-    /// `.blayout`: one of .col .row.
+    /// `.blayout`: one of .col .row (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn blayout(&self) -> Option<Word> {
-        self.0.slot("blayout")
+        self.0.slot("blayout").or_else(|| self.0.word_among(&[Word::COL, Word::ROW]))
     }
 
     /// True if `.s32` is there.
@@ -23512,9 +23694,10 @@ impl<'i> Wmma<'i> {
         self.0.slot("u8").is_some()
     }
 
-    /// `.rnd`: one of .rm .rn .rp .rz.
+    /// `.rnd`: one of .rm .rn .rp .rz (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn rnd(&self) -> Option<Word> {
-        self.0.slot("rnd")
+        self.0.slot("rnd").or_else(|| self.0.word_among(&[Word::RM, Word::RN, Word::RP, Word::RZ]))
     }
 
     /// True if `.s4` is there.
@@ -23527,9 +23710,10 @@ impl<'i> Wmma<'i> {
         self.0.slot("u4").is_some()
     }
 
-    /// `.op`: one of .and .xor.
+    /// `.op`: one of .and .xor (in a form that writes one of them as a
+    /// word of its own, that word).
     pub fn op(&self) -> Option<Word> {
-        self.0.slot("op")
+        self.0.slot("op").or_else(|| self.0.word_among(&[Word::AND, Word::XOR]))
     }
 
     /// True if `.popc` is there.
@@ -23923,11 +24107,11 @@ impl WmmaBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Wmma,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of wmma: {inst:?}");
         inst
     }
@@ -24018,11 +24202,11 @@ impl XorBuilder {
         self.modifiers.sort_by_key(|(rank, _)| *rank);
         self.modifiers.dedup_by(|a, b| a.1 == b.1);
         self.operands.sort_by_key(|(rank, _)| *rank);
-        let inst = Inst::new(
+        let inst = crate::forms::in_form_order(Inst::new(
             Opcode::Xor,
             self.modifiers.into_iter().map(|(_, m)| m).collect::<Vec<_>>(),
             self.operands.into_iter().map(|(_, o)| o).collect::<Vec<_>>(),
-        );
+        ));
         debug_assert!(FormView::of(&inst).is_some(), "not a form of xor: {inst:?}");
         inst
     }
