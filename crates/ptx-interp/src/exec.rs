@@ -856,6 +856,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Bmsk => self.exec_bmsk(at),
             Szext => self.exec_szext(at),
             Popc | Clz | Brev => self.exec_bitcount(at),
+            Fns => self.exec_fns(at),
             Lop3 => self.exec_lop3(at),
             Dp4a | Dp2a => self.exec_dp(at),
             Sad => self.exec_sad(at),
@@ -903,9 +904,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
             }
             Tex | Tld4 | Txq | Suld | Sust | Suq => self.exec_texture(at),
             // Not interpreted: an instruction of these reports "unsupported".
-            Alloca | Applypriority | Brkpt | Brx | Clusterlaunchcontrol | Discard | Elect | Fns | Getctarank
-            | Istypep | Mapa | Mbarrier | Multimem | Setmaxnreg | Stackrestore | Stacksave | Sured | Tcgen05
-            | Tensormap | Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vsub | Wgmma => Err(self.unsupported(at)),
+            Alloca | Applypriority | Brkpt | Brx | Clusterlaunchcontrol | Discard | Elect | Getctarank | Istypep
+            | Mapa | Mbarrier | Multimem | Setmaxnreg | Stackrestore | Stacksave | Sured | Tcgen05 | Tensormap
+            | Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vsub | Wgmma => Err(self.unsupported(at)),
             Other(_) => Err(self.unsupported(at)),
         }
     }
@@ -1767,6 +1768,29 @@ impl<'a, 'p> Ctx<'a, 'p> {
             _ => (a.reverse_bits() >> (128 - bits), t),
         };
         self.write(at, self.op(at, 0)?, d, dt)?;
+        Ok(Flow::Next)
+    }
+
+    /// `fns.b32 d, mask, base, offset`: mask is read as .b32, base as .u32
+    /// and offset as .s32 (registers or immediates). The ISA leaves a base
+    /// above 31 undefined; read as .u32 that takes in every negative .s32
+    /// base too, and the run stops there as on a division by zero.
+    fn exec_fns(&mut self, at: &At<'_>) -> R<Flow> {
+        self.check(at, &[], 0)?;
+        self.ops(at, 4)?;
+        if self.one_type(at)? != ScalarType::B32 {
+            return Err(self.unsupported_because(at, "instruction type"));
+        }
+        let mask_v = self.value(at, self.op(at, 1)?, ScalarType::B32)? as u32;
+        let base = self.value(at, self.op(at, 2)?, ScalarType::U32)? as u32;
+        let offset = self.value(at, self.op(at, 3)?, ScalarType::S32)? as u32 as i32;
+        if base > 31 {
+            return Err(InterpError::Undefined {
+                message: format!("fns with base {base} (as .u32): the ISA defines only 0 to 31"),
+                line: self.line(at),
+            });
+        }
+        self.write(at, self.op(at, 0)?, intops::fns(mask_v, base, offset) as u128, ScalarType::B32)?;
         Ok(Flow::Next)
     }
 

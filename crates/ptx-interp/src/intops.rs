@@ -243,6 +243,43 @@ pub fn bfind(a: u128, bits: u32, signed: bool, shiftamt: bool) -> u32 {
     }
 }
 
+/// `fns.b32 d, mask, base, offset` (ISA 9.7.1.17) for `base` <= 31 (the
+/// ISA leaves a larger base undefined; the executor reports it). Offset 0
+/// asks whether bit `base` itself is set; offset n > 0 is the n-th set bit
+/// counting up from `base` (base included), n < 0 the |n|-th counting down
+/// from it; `u32::MAX` when there are not that many.
+///
+/// Written with population counts rather than the ISA's bit loop, which the
+/// tests keep as the independent model.
+pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    debug_assert!(base <= 31, "fns base {base} out of range");
+    if offset == 0 {
+        return if (mask >> base) & 1 == 1 { base } else { u32::MAX };
+    }
+    let n = offset.unsigned_abs();
+    if offset > 0 {
+        // The set bits at or above base, lowest first: drop n - 1 of them.
+        let mut bits = mask & (u32::MAX << base);
+        if bits.count_ones() < n {
+            return u32::MAX;
+        }
+        for _ in 1..n {
+            bits &= bits - 1;
+        }
+        bits.trailing_zeros()
+    } else {
+        // The set bits at or below base, highest first.
+        let mut bits = mask & (u32::MAX >> (31 - base));
+        if bits.count_ones() < n {
+            return u32::MAX;
+        }
+        for _ in 1..n {
+            bits &= !(1u32 << (31 - bits.leading_zeros()));
+        }
+        31 - bits.leading_zeros()
+    }
+}
+
 /// `lop3.b32`: bit i of `lut` is the result for inputs (a,b,c) = bits of i
 /// (a weighs 4, b 2, c 1), which is what `F(0xF0, 0xCC, 0xAA)` encodes.
 pub fn lop3(a: u32, b: u32, c: u32, lut: u8) -> u32 {

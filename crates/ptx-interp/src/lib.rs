@@ -17,8 +17,9 @@
 //! every rounding, .sat, .ftz, .relu, .satfinite, f16/bf16/e4m3/e5m2 in
 //! software), cvt.pack, prmt, integer and f16/bf16/f32/f64 arithmetic
 //! (add/sub/mul/fma/div/sqrt/rcp in every IEEE rounding mode), logic,
-//! shifts, bit-field operations, SIMD video instructions, setp/set/selp/
-//! slct, branches, calls (direct and indirect), bar/barrier (also
+//! shifts, bit-field operations (bfe, bfi, bfind, bmsk, szext, fns, popc,
+//! clz, brev), SIMD video instructions, setp/set/selp/slct, branches,
+//! calls (direct and indirect), bar/barrier (also
 //! .red/.arrive), warp collectives (shfl, vote, match, redux, bar.warp;
 //! activemask and vote/shfl without .sync take the lanes waiting there
 //! together), atomics, cp.async, clocks (counters of their reads), and on a
@@ -52,7 +53,8 @@
 //! - the carry flag is the hardware's: `sub.cc` sets CF when there is no
 //!   borrow and `subc` computes a + ~b + CF (ptxas's IADD3/IADD3.X);
 //! - integer division by zero and `MININT / -1` are errors (PTX leaves the
-//!   value unspecified), so a trial that reaches them is skipped.
+//!   value unspecified), so a trial that reaches them is skipped; so is
+//!   `fns` with a base above 31 (undefined in the ISA).
 
 #![warn(missing_docs)]
 

@@ -7,6 +7,8 @@
 //!   models;
 //! - `units`: one data-driven table per instruction family, expected values
 //!   worked out by hand from the ISA text;
+//! - `fns`: find n-th set bit, by hand from the ISA text and against the
+//!   ISA's bit loop on seeded triples, anchored on results of an H200;
 //! - `memory`, `control`: loads/stores in every space, calls, barriers,
 //!   warp collectives, faults and limits;
 //! - `corpus`: diff(A, A) over every public corpus kernel, with the number
@@ -30,6 +32,7 @@ mod cli;
 mod control;
 mod corpus;
 mod cvt;
+mod fns;
 mod given;
 mod harness;
 mod legacy;

@@ -52,6 +52,37 @@ pub fn prmt(a: u32, b: u32, c: u32, mode: Option<&str>) -> u32 {
     u32::from_le_bytes(out)
 }
 
+/// fns.b32 per ISA 9.7.1.17, its Semantics block line by line: a walk over
+/// the bits from `base`, up for a positive offset, down for a negative one,
+/// counting set bits. Only for `base` <= 31 (the ISA leaves the rest
+/// undefined). The interpreter counts with popc/clz instead.
+pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    assert!(base <= 31, "fns is defined for base 0..=31 only");
+    let bit = |pos: i64| (mask >> pos) & 1 == 1;
+    let mut d = 0xffff_ffff;
+    if offset == 0 {
+        if bit(base as i64) {
+            d = base;
+        }
+    } else {
+        let mut pos = base as i64;
+        let mut count = (offset as i64).abs() - 1;
+        let inc = if offset > 0 { 1 } else { -1 };
+        while (0..32).contains(&pos) {
+            if bit(pos) {
+                if count == 0 {
+                    d = pos as u32;
+                    break;
+                } else {
+                    count -= 1;
+                }
+            }
+            pos += inc;
+        }
+    }
+    d
+}
+
 /// Range of an integer type named like the ISA (`u8`, `s4`, ...).
 pub fn range(ty: &str) -> (i64, i64) {
     let bits: u32 = ty[1..].parse().expect("width");
