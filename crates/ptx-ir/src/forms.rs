@@ -38,7 +38,7 @@ impl Words {
         for m in &inst.modifiers {
             let word = m.word()?;
             let id = if same_vocabulary { word.index() } else { isa.word_id(word.as_str())? };
-            if ignored.contains(&id) {
+            if ignored.binary_search(&id).is_ok() {
                 continue;
             }
             let is_type = matches!(m, crate::Modifier::Type(_));
@@ -263,6 +263,9 @@ impl<'i> FormView<'i> {
 
     fn slot_index(&self, s: usize) -> Option<crate::Word> {
         let id = (*self.filled.get(s)?)?;
+        if std::ptr::eq(self.isa.words, ptx_isa::WORDS) {
+            return crate::Word::from_index(id);
+        }
         crate::Word::lookup(self.isa.words.get(id as usize)?)
     }
 

@@ -78,22 +78,21 @@ impl Modifier {
     /// The word of the vocabulary this modifier is; None for
     /// [`Modifier::Other`] (a word the description does not have).
     pub fn word(&self) -> Option<Word> {
-        let text = match self {
-            Modifier::Word(w) | Modifier::Space(_, Some(w)) => return Some(*w),
+        Some(match self {
+            Modifier::Word(w) | Modifier::Space(_, Some(w)) => *w,
             Modifier::Other(_) => return None,
-            Modifier::Type(t) => t.as_str(),
-            Modifier::Space(s, None) => s.as_str(),
-            Modifier::Rounding(r) => r.as_str(),
-            Modifier::Cmp(c) => c.as_str(),
-            Modifier::Prmt(p) => p.as_str(),
-            Modifier::Vector(2) => "v2",
-            Modifier::Vector(4) => "v4",
-            Modifier::Vector(8) => "v8",
+            Modifier::Type(t) => t.word(),
+            Modifier::Space(s, None) => s.word(),
+            Modifier::Rounding(r) => r.word(),
+            Modifier::Cmp(c) => c.word(),
+            Modifier::Prmt(p) => p.word(),
+            Modifier::Vector(2) => Word::V2,
+            Modifier::Vector(4) => Word::V4,
+            Modifier::Vector(8) => Word::V8,
             Modifier::Vector(_) => return None,
-            Modifier::Sat => "sat",
-            Modifier::Ftz => "ftz",
-        };
-        Word::lookup(text)
+            Modifier::Sat => Word::SAT,
+            Modifier::Ftz => Word::FTZ,
+        })
     }
 }
 

@@ -18,6 +18,12 @@ macro_rules! keyword_enum {
                 match self { $($name::$variant => $text),* }
             }
 
+            /// The keyword as a word of the vocabulary (checked when this
+            /// crate compiles: each keyword must be a word of the description).
+            pub fn word(self) -> crate::Word {
+                match self { $($name::$variant => { const W: crate::Word = crate::Word::known($text); W }),* }
+            }
+
             /// Parses the keyword (without the leading dot).
             #[allow(clippy::should_implement_trait)]
             pub fn from_str(text: &str) -> Option<$name> {

@@ -4,7 +4,7 @@
 //! compares with the checked-in files (`PTX_ISA_UPDATE=1` writes them), as
 //! rust-analyzer's sourcegen tests do.
 
-use crate::model::{Isa, OperandKind, Presence, SpaceRule, TypeRule};
+use crate::model::{Isa, OperandKind, OperandSpec, Presence, Slot, SpaceRule, TypeRule};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -29,16 +29,18 @@ pub fn tables(isa: &Isa) -> String {
     s += "    ],\n    opcodes: &[\n";
     for o in isa.opcodes {
         let ignored: Vec<String> = o.ignored.iter().map(|w| w.to_string()).collect();
+        let words: Vec<String> = o.words.iter().map(|w| w.to_string()).collect();
         let _ = writeln!(
             s,
-            "        OpcodeInfo {{ name: {:?}, effects: Effects::{:?}, control: Control::{:?}, shape: Shape::{:?}, forms: ({}, {}), ignored: &[{}] }},",
+            "        OpcodeInfo {{ name: {:?}, effects: Effects::{:?}, control: Control::{:?}, shape: Shape::{:?}, forms: ({}, {}), ignored: &[{}], words: &[{}] }},",
             o.name,
             o.effects,
             o.control,
             o.shape,
             o.forms.0,
             o.forms.1,
-            ignored.join(", ")
+            ignored.join(", "),
+            words.join(", ")
         );
     }
     s += "    ],\n    blocks: &[\n";
@@ -50,6 +52,13 @@ pub fn tables(isa: &Isa) -> String {
         );
     }
     s += "    ],\n    forms: &[\n";
+    // Forms share slots (`.type = { .u32, .s32 }`) and operand lists (most
+    // are `d, a, b`): each distinct one is one static the forms point to.
+    // That keeps the tables small, and with them the relocations a
+    // position-independent binary applies at load, which every process
+    // pays for in memory whether it reads the tables or not.
+    let mut slots = Distinct::default();
+    let mut operand_lists = Distinct::default();
     for f in isa.forms {
         let _ = writeln!(s, "        // {}", f.text);
         let _ = writeln!(
@@ -57,63 +66,11 @@ pub fn tables(isa: &Isa) -> String {
             "        Form {{ opcode: {}, block: {}, line: {}, text: {:?},",
             f.opcode, f.block, f.line, f.text
         );
-        s += "            slots: &[\n";
-        for slot in f.slots {
-            let words: Vec<String> = slot.words.iter().map(|w| w.to_string()).collect();
-            let presence = match slot.presence {
-                Presence::Required => "Presence::Required".to_string(),
-                Presence::Optional => "Presence::Optional".to_string(),
-                Presence::Group(g) => format!("Presence::Group({g})"),
-            };
-            let _ = writeln!(
-                s,
-                "                Slot {{ name: {:?}, words: &[{}], presence: {presence}, is_type: {} }},",
-                slot.name,
-                words.join(", "),
-                slot.is_type
-            );
-        }
-        s += "            ],\n            operands: &[\n";
-        for o in f.operands {
-            let kind = match o.kind {
-                OperandKind::Value => "OperandKind::Value".to_string(),
-                OperandKind::Address(a, b, u) => format!("OperandKind::Address({a}, {b}, {u})"),
-                OperandKind::Pair { second_optional } => {
-                    format!("OperandKind::Pair {{ second_optional: {second_optional} }}")
-                }
-                OperandKind::Vector(n) => format!("OperandKind::Vector({n:?})"),
-                OperandKind::Parens => "OperandKind::Parens".to_string(),
-                OperandKind::Sink => "OperandKind::Sink".to_string(),
-                OperandKind::Target => "OperandKind::Target".to_string(),
-            };
-            let space = match o.space {
-                None => "None".to_string(),
-                Some(SpaceRule::Slot(i)) => format!("Some(SpaceRule::Slot({i}))"),
-                Some(SpaceRule::Word(w)) => format!("Some(SpaceRule::Word({w}))"),
-            };
-            let values: Vec<String> = o.values.iter().map(|v| v.to_string()).collect();
-            let _ = writeln!(
-                s,
-                "                OperandSpec {{ name: {:?}, kind: {kind}, optional: {}, with_word: {:?}, immediate: {}, values: &[{}], space: {space}, ty: {}, register: {}, range: {:?} }},",
-                o.name,
-                o.optional,
-                o.with_word,
-                o.immediate,
-                values.join(", "),
-                match o.ty {
-                    None => "None".to_string(),
-                    Some(TypeRule::Word(w)) => format!("Some(TypeRule::Word({w}))"),
-                    Some(TypeRule::Slot(i)) => format!("Some(TypeRule::Slot({i}))"),
-                },
-                o.register,
-                o.range
-            );
-        }
-        let _ = writeln!(
-            s,
-            "            ],\n            shape: Shape::{:?}, effects: Effects::{:?} }},",
-            f.shape, f.effects
-        );
+        let slots: Vec<String> =
+            f.slots.iter().map(|slot| format!("&SLOT_{}", slots.intern(slot_text(slot)))).collect();
+        let _ = writeln!(s, "            slots: &[{}],", slots.join(", "));
+        let _ = writeln!(s, "            operands: &OPERANDS_{},", operand_lists.intern(operand_list(f.operands)));
+        let _ = writeln!(s, "            shape: Shape::{:?}, effects: Effects::{:?} }},", f.shape, f.effects);
     }
     s += "    ],\n    needs: &[\n";
     for n in isa.needs {
@@ -149,6 +106,89 @@ pub fn tables(isa: &Isa) -> String {
         );
     }
     s += "    ],\n};\n";
+    for (i, slot) in slots.items.iter().enumerate() {
+        let _ = writeln!(s, "\nstatic SLOT_{i}: Slot = {slot};");
+    }
+    for (i, list) in operand_lists.items.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "\nstatic OPERANDS_{i}: [OperandSpec; {}] = [\n{list}];",
+            list.matches("OperandSpec {").count()
+        );
+    }
+    s
+}
+
+/// Distinct texts in order of first appearance, each with its index.
+#[derive(Default)]
+struct Distinct {
+    items: Vec<String>,
+    index: BTreeMap<String, usize>,
+}
+
+impl Distinct {
+    fn intern(&mut self, text: String) -> usize {
+        let next = self.items.len();
+        *self.index.entry(text).or_insert_with_key(|text| {
+            self.items.push(text.clone());
+            next
+        })
+    }
+}
+
+fn slot_text(slot: &Slot) -> String {
+    let words: Vec<String> = slot.words.iter().map(|w| w.to_string()).collect();
+    let presence = match slot.presence {
+        Presence::Required => "Presence::Required".to_string(),
+        Presence::Optional => "Presence::Optional".to_string(),
+        Presence::Group(g) => format!("Presence::Group({g})"),
+    };
+    format!(
+        "Slot {{ name: {:?}, words: &[{}], presence: {presence}, is_type: {} }}",
+        slot.name,
+        words.join(", "),
+        slot.is_type
+    )
+}
+
+/// The operands of a form, one `OperandSpec` a line.
+fn operand_list(operands: &[OperandSpec]) -> String {
+    let mut s = String::new();
+    for o in operands {
+        let kind = match o.kind {
+            OperandKind::Value => "OperandKind::Value".to_string(),
+            OperandKind::Address(a, b, u) => format!("OperandKind::Address({a}, {b}, {u})"),
+            OperandKind::Pair { second_optional } => {
+                format!("OperandKind::Pair {{ second_optional: {second_optional} }}")
+            }
+            OperandKind::Vector(n) => format!("OperandKind::Vector({n:?})"),
+            OperandKind::Parens => "OperandKind::Parens".to_string(),
+            OperandKind::Sink => "OperandKind::Sink".to_string(),
+            OperandKind::Target => "OperandKind::Target".to_string(),
+        };
+        let space = match o.space {
+            None => "None".to_string(),
+            Some(SpaceRule::Slot(i)) => format!("Some(SpaceRule::Slot({i}))"),
+            Some(SpaceRule::Word(w)) => format!("Some(SpaceRule::Word({w}))"),
+        };
+        let ty = match o.ty {
+            None => "None".to_string(),
+            Some(TypeRule::Word(w)) => format!("Some(TypeRule::Word({w}))"),
+            Some(TypeRule::Slot(i)) => format!("Some(TypeRule::Slot({i}))"),
+        };
+        let values: Vec<String> = o.values.iter().map(|v| v.to_string()).collect();
+        let _ = writeln!(
+            s,
+            "    OperandSpec {{ name: {:?}, kind: {kind}, optional: {}, with_word: {:?}, immediate: {}, values: &[{}], space: {space}, ty: {ty}, register: {}, range: {:?} }},",
+            o.name,
+            o.optional,
+            o.with_word,
+            o.immediate,
+            values.join(", "),
+            o.register,
+            o.range
+        );
+    }
     s
 }
 

@@ -170,8 +170,12 @@ pub struct OpcodeInfo {
     pub shape: Shape,
     /// Its forms: `Isa::forms[forms.0 as usize..forms.1 as usize]`.
     pub forms: (u32, u32),
-    /// Words ptxas accepts on this opcode and ignores (`or.infinite.b32`).
+    /// Words ptxas accepts on this opcode and ignores (`or.infinite.b32`),
+    /// sorted.
     pub ignored: &'static [WordId],
+    /// Every word a slot of its forms holds, sorted: whether a word is one
+    /// of this opcode's at all is a binary search.
+    pub words: &'static [WordId],
 }
 
 /// A syntax block: one `syntax` section of the description, taken from one
@@ -203,8 +207,8 @@ pub struct Form {
     pub line: u32,
     /// The template as written (`add{.sat}.s32 d, a, b;`).
     pub text: &'static str,
-    /// The modifier slots, in template order.
-    pub slots: &'static [Slot],
+    /// The modifier slots, in template order (forms share them).
+    pub slots: &'static [&'static Slot],
     /// The operands, in order.
     pub operands: &'static [OperandSpec],
     /// Which operands it writes.

@@ -1,24 +1,3 @@
-//! Instruction forms for the verifier: whether an opcode exists, which
-//! modifiers it takes, how many operands of which kinds, which vector sizes.
-//!
-//! The parser keeps any dotted word and any operand list, so `mull.wide`,
-//! `st [a], b, c` or `cvta` with 62 operands reach the verifier; ptxas
-//! rejects them ("Not a name of any known instruction", "Unknown modifier",
-//! "Arguments mismatch"). This module is one table, [`form`], with a line
-//! per opcode whose forms the ISA describes completely enough; an opcode
-//! without a line is only checked for existence, and a line may leave its
-//! modifier words unchecked (`words: None`) where the ISA's forms are too
-//! many to list without risking a false rejection (`ld`, `st`, `cvt`, ...).
-//!
-//! The words were taken from the ISA syntax blocks (`spec/isa/<opcode>.md`,
-//! the floating-point and half-precision sections for the float forms) and
-//! from the public corpus, and every rule was checked against ptxas 13.5:
-//! each kind of error below is one ptxas reports, on the instruction's line.
-//! Immediates wider than the instruction type are accepted by ptxas
-//! (truncated), shift amounts and bit positions of any value too; the only
-//! out-of-range immediates it rejects are barrier numbers (0..15) and
-//! barrier thread counts that are not a multiple of the warp size.
-
 //! Instruction forms: whether an opcode exists, which modifiers it takes
 //! and how they combine, how many operands of which kinds, which vector
 //! sizes.
@@ -41,9 +20,71 @@
 //! rejects are barrier numbers (0..15) and barrier thread counts that are
 //! not a multiple of the warp size.
 
-use crate::matcher::{self, OperandProblem, WordProblem, Words};
+use crate::matcher::{self, Filled, OperandProblem, WordProblem, Words};
 use ptx_ir::{Function, Inst, Modifier, Opcode, Operand, ScalarType, StateSpace, TypeKind, Word};
-use ptx_isa::model::{Form, Isa, OperandKind, Shape};
+use ptx_isa::model::{Form, Isa, OperandKind, Shape, WordId};
+use smallvec::SmallVec;
+
+/// The forms an opcode's modifier words fill, and how. Filling a form's
+/// slots backtracks, and most instructions share a few hundred word lists
+/// (`ld.global.u32`), so each list is filled once per process: a map every
+/// thread shares (behind a lock, taken on a miss of the thread's own map)
+/// keeps the answers, and each thread keeps its own map of what it has
+/// looked up, read without a lock. Answers live as long as the process;
+/// past [`FILL_CACHE_ENTRIES`] word lists no more are kept.
+#[derive(Default)]
+pub struct FillCache {
+    seen: FxHashMap<FillKey, Fitting>,
+}
+
+/// (the description, as an address; opcode; words).
+type FillKey = (usize, u16, SmallVec<[(WordId, bool); 8]>);
+
+/// The forms a word list fills: (index in the opcode's forms, how).
+type Fitting = &'static [(u32, Filled)];
+
+type FxHashMap<K, V> = rustc_hash::FxHashMap<K, V>;
+
+/// Word lists kept at most (a few hundred in the largest modules).
+const FILL_CACHE_ENTRIES: usize = 1 << 16;
+
+static SHARED_FILLS: std::sync::OnceLock<std::sync::RwLock<FxHashMap<FillKey, Fitting>>> = std::sync::OnceLock::new();
+
+impl FillCache {
+    /// The forms of opcode `opcode` of `isa` (`forms`, its forms) that
+    /// `words` fill, with the index of each in `forms` and how it is filled.
+    fn fitting(
+        &mut self,
+        isa: &'static Isa,
+        opcode: u16,
+        forms: &'static [Form],
+        words: &Words,
+    ) -> std::borrow::Cow<'static, [(u32, Filled)]> {
+        let key: FillKey = (isa as *const Isa as usize, opcode, words.words.clone());
+        if let Some(fitting) = self.seen.get(&key) {
+            return (*fitting).into();
+        }
+        let shared = SHARED_FILLS.get_or_init(Default::default);
+        let known = shared.read().ok().and_then(|map| map.get(&key).copied());
+        let fitting = match known {
+            Some(fitting) => fitting,
+            None => {
+                let fitting: Vec<(u32, Filled)> =
+                    forms.iter().enumerate().filter_map(|(i, f)| Some((i as u32, matcher::fill(f, words)?))).collect();
+                let mut map = match shared.write() {
+                    Ok(map) if map.len() < FILL_CACHE_ENTRIES => map,
+                    // Full (or poisoned): answered, not kept.
+                    _ => return fitting.into(),
+                };
+                *map.entry(key.clone()).or_insert_with(|| Box::leak(fitting.into_boxed_slice()))
+            }
+        };
+        if self.seen.len() < FILL_CACHE_ENTRIES {
+            self.seen.insert(key, fitting);
+        }
+        fitting.into()
+    }
+}
 
 /// Checks the form of `inst` against `isa`, calling `report` with each
 /// error's message. Returns true if the instruction is too malformed for
@@ -54,10 +95,11 @@ pub fn check(
     func: &Function,
     inst: &Inst,
     space_of: matcher::SpaceOf<'_>,
+    fills: &mut FillCache,
     mut report: impl FnMut(String),
 ) -> bool {
     let name = ptx_ir::print::opcode_text(func, inst.opcode);
-    let Some(op) = isa.opcode(name) else {
+    let Some(op) = matcher::opcode_of(isa, func, inst) else {
         report(format!("'{name}' is not the name of any PTX instruction"));
         return true;
     };
@@ -85,15 +127,16 @@ pub fn check(
         }
     };
     let forms = isa.forms_of(op.0);
-    let mut matching = forms.iter().filter_map(|f| Some((f, matcher::fill(f, &words)?))).peekable();
-    if matching.peek().is_none() {
+    let fitting = fills.fitting(isa, op.0, forms, &words);
+    if fitting.is_empty() {
         no_form(isa, func, inst, name, forms, &words, &mut report);
         return true;
     }
+    let matching = fitting.iter().map(|(i, filled)| (&forms[*i as usize], filled));
     let mut problem: Option<(&'static Form, OperandProblem)> = None;
     let mut fitted: Option<&'static Form> = None;
     for (form, filled) in matching {
-        match matcher::operands_match(isa, func, form, &words, &filled, inst, space_of) {
+        match matcher::operands_match(isa, func, form, &words, filled, inst, space_of) {
             Ok(()) => {
                 fitted = Some(form);
                 break;

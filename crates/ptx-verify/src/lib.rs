@@ -248,6 +248,19 @@ impl Verify {
 /// `module` is what the function may rely on from its module (see
 /// [`Verify::for_module`]).
 pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
+    // The word lists this thread has looked up (see forms::FillCache).
+    thread_local! {
+        static FILLS: std::cell::RefCell<forms::FillCache> = Default::default();
+    }
+    FILLS.with(|fills| {
+        let mut fills = fills.take();
+        let errors = check_function(func, module, &mut fills);
+        FILLS.with(|kept| kept.replace(fills));
+        errors
+    })
+}
+
+fn check_function(func: &Function, module: &Verify, fills: &mut forms::FillCache) -> Vec<Diagnostic> {
     let module_names = module.module_names.as_slice();
     let as_parsed = func.is_pristine();
     let mut v = Checker {
@@ -259,6 +272,7 @@ pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
         target: &module.target,
         isa: module.isa,
         module_spaces: &module.module_spaces,
+        fills: std::mem::take(fills),
     };
     let body = func.body().unwrap_or(&[]);
     // Where each label is placed: a branch to a label that is not (a pass
@@ -316,6 +330,7 @@ pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
         }
     }
     v.errors.extend(declarations::check_function(func, &module.module_scope));
+    *fills = std::mem::take(&mut v.fills);
     v.errors
 }
 
@@ -335,6 +350,8 @@ struct Checker<'f> {
     target: &'f Target,
     isa: &'static ptx_isa::Isa,
     module_spaces: &'f std::collections::BTreeMap<String, ptx_ir::StateSpace>,
+    /// The forms each word list of the function fills.
+    fills: forms::FillCache,
 }
 
 impl<'f> Checker<'f> {
@@ -358,8 +375,10 @@ impl<'f> Checker<'f> {
         }
         // Unknown opcodes and modifiers, operand counts and kinds, vector sizes.
         let mut form_errors = Vec::new();
+        let mut fills = std::mem::take(&mut self.fills);
         let space_of = |op: &Operand| self.space_of(op);
-        let malformed = forms::check(self.isa, self.func, inst, &space_of, |msg| form_errors.push(msg));
+        let malformed = forms::check(self.isa, self.func, inst, &space_of, &mut fills, |msg| form_errors.push(msg));
+        self.fills = fills;
         for msg in form_errors {
             self.error(inst, msg);
         }
@@ -536,15 +555,14 @@ impl<'f> Checker<'f> {
         }
         // The instruction types, less those ptxas ignores on this opcode
         // (`add.s32.pred`: the description's `ignored` words).
-        let ignored =
-            self.isa.opcode(ptx_ir::print::opcode_text(self.func, inst.opcode)).map_or(&[][..], |(_, o)| o.ignored);
+        let ignored = matcher::opcode_of(self.isa, self.func, inst).map_or(&[][..], |(_, o)| o.ignored);
         let mut types = [ScalarType::Pred; MAX_TYPES];
         let mut n = 0;
         for t in inst.types() {
             if n == MAX_TYPES {
                 break;
             }
-            if self.isa.word_id(t.as_str()).is_some_and(|w| ignored.contains(&w)) {
+            if !ignored.is_empty() && matcher::type_word_id(self.isa, t).is_some_and(|w| ignored.contains(&w)) {
                 continue;
             }
             types[n] = t;

@@ -34,6 +34,49 @@ pub(crate) fn modifier_text(func: &Function, m: &Modifier) -> String {
     s
 }
 
+/// True if `isa` is the generated description, whose opcode and word
+/// indices are the IR's (`Opcode::index`, `Word::index`): then nothing is
+/// looked up by text.
+fn is_generated(isa: &Isa) -> bool {
+    std::ptr::eq(isa, &ptx_isa::ISA)
+}
+
+/// The opcode of `inst` in `isa`, with its index.
+pub(crate) fn opcode_of<'a>(isa: &'a Isa, func: &Function, inst: &Inst) -> Option<(u16, &'a OpcodeInfo)> {
+    match inst.opcode.index() {
+        Some(i) if is_generated(isa) => Some((i as u16, &isa.opcodes[i])),
+        _ => isa.opcode(ptx_ir::print::opcode_text(func, inst.opcode)),
+    }
+}
+
+/// The word of `isa` modifier `m` is, or its text if it is none.
+pub(crate) fn word_of(isa: &Isa, func: &Function, m: &Modifier) -> Result<WordId, String> {
+    if is_generated(isa) {
+        return m.word().map(|w| w.index()).ok_or_else(|| modifier_text(func, m));
+    }
+    let text = modifier_text(func, m);
+    isa.word_id(&text).ok_or(text)
+}
+
+/// True if word `id` of `isa` is a type (`.u32`, `.e4m3x2`).
+fn is_type_word(isa: &Isa, id: WordId) -> bool {
+    if !is_generated(isa) {
+        return isa.type_info(isa.words[id as usize]).is_some();
+    }
+    static TYPES: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let types = TYPES.get_or_init(|| isa.words.iter().map(|w| isa.type_info(w).is_some()).collect());
+    types[id as usize]
+}
+
+/// The word of `isa` type `t` is.
+pub(crate) fn type_word_id(isa: &Isa, t: ptx_ir::ScalarType) -> Option<WordId> {
+    if is_generated(isa) {
+        Some(t.word().index())
+    } else {
+        isa.word_id(t.as_str())
+    }
+}
+
 /// Reads `inst`'s modifiers as words of the opcode `op`; the problems
 /// found, if any.
 pub(crate) fn read_words(
@@ -44,19 +87,20 @@ pub(crate) fn read_words(
 ) -> Result<Words, Vec<WordProblem>> {
     let mut words: SmallVec<[(WordId, bool); 8]> = SmallVec::new();
     let mut problems = Vec::new();
-    let forms = isa.forms_of(op.0);
     for m in &inst.modifiers {
-        let text = modifier_text(func, m);
-        let Some(id) = isa.word_id(&text) else {
-            problems.push(WordProblem::Unknown(text));
-            continue;
+        let id = match word_of(isa, func, m) {
+            Ok(id) => id,
+            Err(text) => {
+                problems.push(WordProblem::Unknown(text));
+                continue;
+            }
         };
-        if op.1.ignored.contains(&id) {
+        if op.1.ignored.binary_search(&id).is_ok() {
             continue;
         }
-        let is_type = matches!(m, Modifier::Type(_)) || isa.type_info(&text).is_some();
-        if !forms.iter().any(|f| f.slots.iter().any(|s| s.words.contains(&id))) {
-            problems.push(WordProblem::NotOfOpcode(text));
+        let is_type = matches!(m, Modifier::Type(_)) || is_type_word(isa, id);
+        if op.1.words.binary_search(&id).is_err() {
+            problems.push(WordProblem::NotOfOpcode(isa.words[id as usize].to_string()));
             continue;
         }
         words.push((id, is_type));

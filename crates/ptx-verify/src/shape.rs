@@ -14,9 +14,12 @@ use ptx_ir::{AddrBase, Function, Inst, InstId, Operand, RegId};
 use rustc_hash::FxHasher;
 use std::hash::{Hash, Hasher};
 
-/// Slots of the table of clean shapes (a power of two). A function has a few
-/// hundred shapes; a shape that loses its slot is only checked again.
-const SLOTS: usize = 1024;
+/// Slots of the table of clean shapes (a power of two): about one per
+/// instruction of the function, at least this many and at most
+/// [`MAX_SLOTS`]. A function has a few hundred to a few thousand shapes; a
+/// shape that loses its slot is only checked again.
+const MIN_SLOTS: usize = 256;
+const MAX_SLOTS: usize = 1 << 14;
 
 /// The shapes of the instructions of one function found clean so far: a
 /// direct-mapped table from the shape's hash to an instruction of that shape.
@@ -27,7 +30,8 @@ pub(super) struct CleanShapes<'f> {
 
 impl<'f> CleanShapes<'f> {
     pub(super) fn new(func: &'f Function) -> Self {
-        CleanShapes { func, slots: vec![None; SLOTS] }
+        let slots = func.insts.len().next_power_of_two().clamp(MIN_SLOTS, MAX_SLOTS);
+        CleanShapes { func, slots: vec![None; slots] }
     }
 
     /// The hash of `inst`'s shape, and whether an instruction of that shape
@@ -36,7 +40,7 @@ impl<'f> CleanShapes<'f> {
         let mut h = FxHasher::default();
         hash_inst(self.func, inst, &mut h);
         let hash = h.finish();
-        let seen = match self.slots[slot(hash)] {
+        let seen = match self.slots[slot(hash, self.slots.len())] {
             Some((known, id)) => known == hash && same_inst(self.func, &self.func.insts[id], inst),
             None => false,
         };
@@ -45,13 +49,14 @@ impl<'f> CleanShapes<'f> {
 
     /// Remembers that instruction `id`, of shape hash `hash`, is clean.
     pub(super) fn insert(&mut self, hash: u64, id: InstId) {
-        self.slots[slot(hash)] = Some((hash, id));
+        let at = slot(hash, self.slots.len());
+        self.slots[at] = Some((hash, id));
     }
 }
 
 /// FxHasher's last step is a multiplication: its high bits are the mixed ones.
-fn slot(hash: u64) -> usize {
-    (hash >> (64 - SLOTS.trailing_zeros())) as usize
+fn slot(hash: u64, slots: usize) -> usize {
+    (hash >> (64 - slots.trailing_zeros())) as usize
 }
 
 fn reg_ty(func: &Function, r: RegId) -> ptx_ir::RegType {

@@ -189,6 +189,27 @@ impl Target {
 
     /// `.version` `version` and `.target` `sm` (`sm_90a`).
     pub fn new(version: (u32, u32), sm: &str) -> Target {
+        // Judging a header walks the whole table, and a process (a corpus
+        // run, a JIT) meets the same few headers again and again.
+        type Judged = Vec<((u32, u32), Box<str>, Target)>;
+        static JUDGED: std::sync::Mutex<Judged> = std::sync::Mutex::new(Vec::new());
+        const KEPT: usize = 64;
+        let known = JUDGED.lock().ok().and_then(|judged| {
+            judged.iter().find(|(v, s, _)| *v == version && **s == *sm).map(|(_, _, target)| target.clone())
+        });
+        if let Some(target) = known {
+            return target;
+        }
+        let target = Target::judge(version, sm);
+        if let Ok(mut judged) = JUDGED.lock() {
+            if judged.len() < KEPT {
+                judged.push((version, sm.into(), target.clone()));
+            }
+        }
+        target
+    }
+
+    fn judge(version: (u32, u32), sm: &str) -> Target {
         let mut target = Target { version, ..Target::default() };
         let number = version_number(version);
         target.forbidden = forbidden_on(version, target_info(sm));
@@ -383,6 +404,7 @@ fn later_targets(module: &Module) -> Vec<(u32, Target)> {
     let mut later: Vec<(u32, Target)> = module
         .functions
         .values()
+        .filter(|func| may_retarget(module, func))
         .flat_map(|func| func.body().unwrap_or(&[]))
         .filter_map(|stmt| match stmt {
             Stmt::Raw(d) if d.name == "target" => {
@@ -393,6 +415,17 @@ fn later_targets(module: &Module) -> Vec<(u32, Target)> {
         .collect();
     later.sort_by_key(|(offset, _)| *offset);
     later
+}
+
+/// False if `func` certainly has no `.target` directive: the text it was
+/// parsed from does not have the word (searching it is faster than
+/// visiting every statement).
+fn may_retarget(module: &Module, func: &Function) -> bool {
+    let written = module.source.as_deref().and_then(|s| s.get(func.span.start as usize..func.span.end as usize));
+    match written {
+        Some(text) if !text.is_empty() => memchr::memmem::find(text.as_bytes(), b".target").is_some(),
+        _ => true,
+    }
 }
 
 /// The entries of a `.target` directive of a function body.
@@ -550,7 +583,8 @@ fn directive_spans(module: &Module, name: &str) -> Vec<Span> {
             let end = rest.find(['\n', ';']).unwrap_or(rest.len()).max(name.len());
             spans.push(Span::new(i, i + end));
             i += end;
-        } else if bytes[i] == b'{' {
+        } else if bytes[i] == b'{' || (!spans.is_empty() && !bytes[i].is_ascii_whitespace()) {
+            // Repeated, the directive comes right after itself.
             break;
         } else {
             i += rest.chars().next().map_or(1, char::len_utf8);

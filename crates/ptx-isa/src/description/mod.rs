@@ -506,14 +506,16 @@ impl Reader {
             if ranges[op] == (0, 0) {
                 ranges[op] = (start, start);
             }
-            let slots: Vec<Slot> = f
+            let slots: Vec<&'static Slot> = f
                 .slots
                 .iter()
-                .map(|s| Slot {
-                    name: leak_str(&s.name),
-                    words: leak(s.words.iter().map(|w| id(w)).collect()),
-                    presence: s.presence,
-                    is_type: !s.words.is_empty() && s.words.iter().all(|w| self.types.iter().any(|t| t.name == w)),
+                .map(|s| {
+                    &*Box::leak(Box::new(Slot {
+                        name: leak_str(&s.name),
+                        words: leak(s.words.iter().map(|w| id(w)).collect()),
+                        presence: s.presence,
+                        is_type: !s.words.is_empty() && s.words.iter().all(|w| self.types.iter().any(|t| t.name == w)),
+                    }))
                 })
                 .collect();
             let operands: Vec<OperandSpec> = f
@@ -562,7 +564,7 @@ impl Reader {
                     .iter()
                     .flat_map(|f| f.slots.iter().flat_map(|s| s.words.iter().copied()))
                     .collect();
-                let ignored: Vec<WordId> = self
+                let ignored: BTreeSet<WordId> = self
                     .ignored
                     .get(*name)
                     .map(|ws| ws.iter().map(|w| id(w)).filter(|w| !own.contains(w)).collect())
@@ -573,7 +575,8 @@ impl Reader {
                     control: decl.control,
                     shape: decl.shape,
                     forms: ranges[i],
-                    ignored: leak(ignored),
+                    ignored: leak(ignored.into_iter().collect()),
+                    words: leak(own.into_iter().collect()),
                 }
             })
             .collect();
