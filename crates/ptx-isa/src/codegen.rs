@@ -66,9 +66,8 @@ pub fn tables(isa: &Isa) -> String {
             "        Form {{ opcode: {}, block: {}, line: {}, text: {:?},",
             f.opcode, f.block, f.line, f.text
         );
-        let slots: Vec<String> =
-            f.slots.iter().map(|slot| format!("&SLOT_{}", slots.intern(slot_text(slot)))).collect();
-        let _ = writeln!(s, "            slots: &[{}],", slots.join(", "));
+        let ids: Vec<String> = f.slots.iter().map(|slot| slots.intern(slot_text(slot)).to_string()).collect();
+        let _ = writeln!(s, "            slots: SlotList {{ ids: &[{}], table: &SLOTS }},", ids.join(", "));
         let _ = writeln!(s, "            operands: &OPERANDS_{},", operand_lists.intern(operand_list(f.operands)));
         let _ = writeln!(s, "            shape: Shape::{:?}, effects: Effects::{:?} }},", f.shape, f.effects);
     }
@@ -106,9 +105,11 @@ pub fn tables(isa: &Isa) -> String {
         );
     }
     s += "    ],\n};\n";
-    for (i, slot) in slots.items.iter().enumerate() {
-        let _ = writeln!(s, "\nstatic SLOT_{i}: Slot = {slot};");
+    let _ = writeln!(s, "\n/// The distinct slots of the forms.\nstatic SLOTS: [Slot; {}] = [", slots.items.len());
+    for slot in &slots.items {
+        let _ = writeln!(s, "    {slot},");
     }
+    s += "];\n";
     for (i, list) in operand_lists.items.iter().enumerate() {
         let _ = writeln!(
             s,

@@ -33,10 +33,46 @@ pub use model::{Control, Effects, Isa, Shape};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Word(pub(crate) u16);
 
+/// Slots of [`Word::lookup`]'s table: a power of two, at least twice the
+/// vocabulary (checked by a test), so probes stay short and one is empty.
+const LOOKUP_SLOTS: usize = 4096;
+const NO_WORD: u16 = u16::MAX;
+
+/// FNV-1a, folded to a slot of [`Word::lookup`]'s table.
+fn lookup_hash(text: &str) -> usize {
+    let h = text.bytes().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+    (h as usize) % LOOKUP_SLOTS
+}
+
 impl Word {
     /// Looks a word up (without the leading dot); for text read from input.
     pub fn lookup(text: &str) -> Option<Word> {
-        WORDS.binary_search(&text).ok().map(|i| Word(i as u16))
+        // A hash table built on first use: the parser looks up every
+        // modifier of every distinct opcode text of every function, and a
+        // binary search over the vocabulary compares a dozen strings.
+        static TABLE: std::sync::OnceLock<Box<[u16]>> = std::sync::OnceLock::new();
+        let table = TABLE.get_or_init(|| {
+            let mut table = vec![NO_WORD; LOOKUP_SLOTS].into_boxed_slice();
+            for (i, w) in WORDS.iter().enumerate() {
+                let mut at = lookup_hash(w);
+                while table[at] != NO_WORD {
+                    at = (at + 1) % LOOKUP_SLOTS;
+                }
+                table[at] = i as u16;
+            }
+            table
+        });
+        let mut at = lookup_hash(text);
+        loop {
+            let i = table[at];
+            if i == NO_WORD {
+                return None;
+            }
+            if WORDS[i as usize] == text {
+                return Some(Word(i));
+            }
+            at = (at + 1) % LOOKUP_SLOTS;
+        }
     }
 
     /// The word `text`, which must be in the vocabulary: in const context
@@ -85,4 +121,24 @@ const fn compare(a: &[u8], b: &[u8]) -> i32 {
         i += 1;
     }
     a.len() as i32 - b.len() as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_finds_every_word_and_nothing_else() {
+        assert!(WORDS.len() * 2 <= LOOKUP_SLOTS, "grow LOOKUP_SLOTS: {} words", WORDS.len());
+        for (i, w) in WORDS.iter().enumerate() {
+            assert_eq!(Word::lookup(w), Some(Word(i as u16)), "{w}");
+            assert_eq!(
+                Word::lookup(&format!("{w}x")),
+                WORDS.binary_search(&&*format!("{w}x")).ok().map(|i| Word(i as u16))
+            );
+        }
+        for text in ["", "bogus", "U32", "u32 ", ".u32"] {
+            assert_eq!(Word::lookup(text), None, "{text:?}");
+        }
+    }
 }

@@ -207,14 +207,105 @@ pub struct Form {
     pub line: u32,
     /// The template as written (`add{.sat}.s32 d, a, b;`).
     pub text: &'static str,
-    /// The modifier slots, in template order (forms share them).
-    pub slots: &'static [&'static Slot],
+    /// The modifier slots, in template order.
+    pub slots: SlotList,
     /// The operands, in order.
     pub operands: &'static [OperandSpec],
     /// Which operands it writes.
     pub shape: Shape,
     /// What it does beyond its results.
     pub effects: Effects,
+}
+
+/// A form's slots: indices into a table of slots that forms share (so the
+/// generated tables hold each distinct slot once and need no pointer per
+/// slot, which a position-independent binary would relocate at load).
+#[derive(Clone, Copy, Debug)]
+pub struct SlotList {
+    /// Indices into `table`, in template order.
+    pub ids: &'static [u16],
+    /// The slots the indices are into.
+    pub table: &'static [Slot],
+}
+
+impl SlotList {
+    /// The number of slots.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True if the form has no slot.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The slots, in template order.
+    pub fn iter(&self) -> SlotIter {
+        SlotIter { ids: self.ids.iter(), table: self.table }
+    }
+}
+
+/// Two lists are equal when they hold equal slots in the same order,
+/// whatever tables they index.
+impl PartialEq for SlotList {
+    fn eq(&self, other: &SlotList) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for SlotList {}
+
+impl std::ops::Index<usize> for SlotList {
+    type Output = Slot;
+
+    fn index(&self, i: usize) -> &Slot {
+        &self.table[self.ids[i] as usize]
+    }
+}
+
+impl IntoIterator for SlotList {
+    type Item = &'static Slot;
+    type IntoIter = SlotIter;
+
+    fn into_iter(self) -> SlotIter {
+        self.iter()
+    }
+}
+
+impl IntoIterator for &SlotList {
+    type Item = &'static Slot;
+    type IntoIter = SlotIter;
+
+    fn into_iter(self) -> SlotIter {
+        self.iter()
+    }
+}
+
+/// The slots of a [`SlotList`], in order.
+#[derive(Clone, Debug)]
+pub struct SlotIter {
+    ids: std::slice::Iter<'static, u16>,
+    table: &'static [Slot],
+}
+
+impl Iterator for SlotIter {
+    type Item = &'static Slot;
+
+    fn next(&mut self) -> Option<&'static Slot> {
+        self.ids.next().map(|&i| &self.table[i as usize])
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ids.size_hint()
+    }
+}
+
+impl ExactSizeIterator for SlotIter {}
+
+impl DoubleEndedIterator for SlotIter {
+    fn next_back(&mut self) -> Option<&'static Slot> {
+        self.ids.next_back().map(|&i| &self.table[i as usize])
+    }
 }
 
 /// Whether a slot must be there.

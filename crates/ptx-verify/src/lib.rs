@@ -248,19 +248,27 @@ impl Verify {
 /// `module` is what the function may rely on from its module (see
 /// [`Verify::for_module`]).
 pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
-    // The word lists this thread has looked up (see forms::FillCache).
+    // What this thread has looked up and found over the functions it
+    // checked (see forms::FillCache and shape::PortableShapes).
     thread_local! {
-        static FILLS: std::cell::RefCell<forms::FillCache> = Default::default();
+        static CACHES: std::cell::RefCell<ThreadCaches> = Default::default();
     }
-    FILLS.with(|fills| {
-        let mut fills = fills.take();
-        let errors = check_function(func, module, &mut fills);
-        FILLS.with(|kept| kept.replace(fills));
+    CACHES.with(|caches| {
+        let mut caches = caches.take();
+        let errors = check_function(func, module, &mut caches);
+        CACHES.with(|kept| kept.replace(caches));
         errors
     })
 }
 
-fn check_function(func: &Function, module: &Verify, fills: &mut forms::FillCache) -> Vec<Diagnostic> {
+#[derive(Default)]
+struct ThreadCaches {
+    fills: forms::FillCache,
+    portable: shape::PortableShapes,
+}
+
+fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -> Vec<Diagnostic> {
+    let ThreadCaches { fills, portable } = caches;
     let module_names = module.module_names.as_slice();
     let as_parsed = func.is_pristine();
     let mut v = Checker {
@@ -300,6 +308,10 @@ fn check_function(func: &Function, module: &Verify, fills: &mut forms::FillCache
     // A parsed function refers only to registers it has, which the shape of
     // an instruction needs.
     let mut clean = (as_parsed && !module.every_instruction).then(|| shape::CleanShapes::new(func));
+    let across_functions = clean.is_some() && module.target.is_uniform();
+    if across_functions {
+        portable.keep_for(module.isa, &module.target);
+    }
     for stmt in body {
         let id = match stmt {
             Stmt::Inst(id) => id,
@@ -321,11 +333,19 @@ fn check_function(func: &Function, module: &Verify, fills: &mut forms::FillCache
             continue;
         };
         let (hash, seen) = clean.lookup(inst);
-        if !seen {
-            let errors = v.errors.len();
-            v.inst(inst);
-            if v.errors.len() == errors {
-                clean.insert(hash, *id);
+        if seen {
+            continue;
+        }
+        if across_functions && portable.lookup(func, inst) {
+            clean.insert(hash, *id);
+            continue;
+        }
+        let errors = v.errors.len();
+        v.inst(inst);
+        if v.errors.len() == errors {
+            clean.insert(hash, *id);
+            if across_functions {
+                portable.insert_last();
             }
         }
     }

@@ -122,15 +122,9 @@ pub struct Target {
     /// The table can judge this target: a probed `sm_` target and a
     /// `.version` ptxas accepts, at least the probed ones and the target's.
     judged: bool,
-    /// Needs the header fails, in table order (by opcode).
-    failing: Vec<Failing>,
-    /// Where the needs of each known opcode lie in `failing`: an
-    /// instruction costs one hash look-up, not a search by text.
-    failing_by_opcode: FxHashMap<Opcode, std::ops::Range<usize>>,
-    /// Special-register needs the header fails.
-    failing_specials: Vec<Failing>,
-    /// The forbidden forms that apply to this header.
-    forbidden: Vec<&'static Forbid>,
+    /// What the header fails and forbids (shared: a process judges a
+    /// header once, see [`Target::new`]).
+    judgement: std::sync::Arc<Judgement>,
     /// The `.target` directives of function bodies, by source offset: ptxas
     /// reads each as the target from there on, to the end of the file.
     later: Vec<(u32, Target)>,
@@ -147,11 +141,52 @@ pub struct Unmet {
     pub target: bool,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug, Default)]
+struct Judgement {
+    /// Needs the header fails, in table order (by opcode).
+    failing: Vec<Failing>,
+    /// Where the needs of each known opcode lie in `failing`: an
+    /// instruction costs one hash look-up, not a search by text.
+    failing_by_opcode: FxHashMap<Opcode, std::ops::Range<usize>>,
+    /// Special-register needs the header fails.
+    failing_specials: Vec<Failing>,
+    /// The forbidden forms that apply to this header.
+    forbidden: Vec<&'static Forbid>,
+}
+
+#[derive(Clone, Debug)]
 struct Failing {
     need: &'static Need,
     version: bool,
     target: bool,
+    /// `need.with` as words of the vocabulary where they are (negated,
+    /// word), so that an instruction is matched without comparing text.
+    with: Box<[Result<(bool, ptx_ir::Word), &'static str>]>,
+}
+
+impl Failing {
+    fn new(need: &'static Need, version: bool, target: bool) -> Failing {
+        let with = need
+            .with
+            .iter()
+            .map(|&text| {
+                let (negated, word) = match text.strip_prefix('!') {
+                    Some(word) => (true, word),
+                    None => (false, text),
+                };
+                ptx_ir::Word::lookup(word).map(|w| (negated, w)).ok_or(text)
+            })
+            .collect();
+        Failing { need, version, target, with }
+    }
+
+    /// True if `inst` (of `func`) has every word of the need.
+    fn applies_to(&self, func: &Function, inst: &Inst) -> bool {
+        self.with.iter().all(|with| match *with {
+            Ok((negated, word)) => inst.modifiers.iter().any(|m| m.word() == Some(word)) != negated,
+            Err(text) => has_modifier(func, inst, text),
+        })
+    }
 }
 
 impl Target {
@@ -175,8 +210,21 @@ impl Target {
         let mut sm_targets = entries.iter().map(AsRef::as_ref).filter(|t| t.starts_with("sm_"));
         match (sm_targets.next(), sm_targets.next()) {
             (Some(sm), None) => Target::new(version, sm),
-            _ => Target { version, forbidden: forbidden_on(version, None), ..Target::default() },
+            _ => Target {
+                version,
+                judgement: std::sync::Arc::new(Judgement {
+                    forbidden: forbidden_on(version, None),
+                    ..Judgement::default()
+                }),
+                ..Target::default()
+            },
         }
+    }
+
+    /// True if the same target holds everywhere in the module (no
+    /// `.target` in a function body).
+    pub(crate) fn is_uniform(&self) -> bool {
+        self.later.is_empty()
     }
 
     /// The target in effect at byte offset `at` of the source.
@@ -211,33 +259,37 @@ impl Target {
 
     fn judge(version: (u32, u32), sm: &str) -> Target {
         let mut target = Target { version, ..Target::default() };
+        let mut judgement = Judgement { forbidden: forbidden_on(version, target_info(sm)), ..Judgement::default() };
         let number = version_number(version);
-        target.forbidden = forbidden_on(version, target_info(sm));
-        let Some(info) = target_info(sm) else { return target };
-        target.info = Some(info);
-        if !info.probed || !ISA.versions.contains(&number) || number < ISA.probed_from || number < info.min_version {
-            return target;
-        }
-        target.judged = true;
-        for need in ISA.needs {
-            let failing = Failing { need, version: number < need.min_version, target: !allows_target(need, info) };
-            if failing.version || failing.target {
-                if need.opcode.starts_with('%') {
-                    target.failing_specials.push(failing);
-                } else {
-                    target.failing.push(failing);
+        let info = target_info(sm);
+        target.info = info;
+        if let Some(info) = info.filter(|i| {
+            i.probed && ISA.versions.contains(&number) && number >= ISA.probed_from && number >= i.min_version
+        }) {
+            target.judged = true;
+            for need in ISA.needs {
+                let (version, target) = (number < need.min_version, !allows_target(need, info));
+                if version || target {
+                    let failing = Failing::new(need, version, target);
+                    if need.opcode.starts_with('%') {
+                        judgement.failing_specials.push(failing);
+                    } else {
+                        judgement.failing.push(failing);
+                    }
                 }
             }
-        }
-        let mut start = 0;
-        while start < target.failing.len() {
-            let opcode = target.failing[start].need.opcode;
-            let end = start + target.failing[start..].iter().take_while(|f| f.need.opcode == opcode).count();
-            if let Some(known) = Opcode::from_name(opcode) {
-                target.failing_by_opcode.insert(known, start..end);
+            let failing = &judgement.failing;
+            let mut start = 0;
+            while start < failing.len() {
+                let opcode = failing[start].need.opcode;
+                let end = start + failing[start..].iter().take_while(|f| f.need.opcode == opcode).count();
+                if let Some(known) = Opcode::from_name(opcode) {
+                    judgement.failing_by_opcode.insert(known, start..end);
+                }
+                start = end;
             }
-            start = end;
         }
+        target.judgement = std::sync::Arc::new(judgement);
         target
     }
 
@@ -285,14 +337,12 @@ impl Target {
     }
 
     fn forbids_here(&self, func: &Function, inst: &Inst) -> Option<&'static Forbid> {
-        if self.forbidden.is_empty() {
+        let forbidden = &self.judgement.forbidden;
+        if forbidden.is_empty() {
             return None;
         }
         let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
-        self.forbidden
-            .iter()
-            .copied()
-            .find(|f| f.opcode == opcode && f.with.iter().all(|m| has_modifier(func, inst, m)))
+        forbidden.iter().copied().find(|f| f.opcode == opcode && f.with.iter().all(|m| has_modifier(func, inst, m)))
     }
 
     /// What `inst` (of `func`) needs that this target lacks, if anything:
@@ -302,23 +352,24 @@ impl Target {
     }
 
     fn needs_here(&self, func: &Function, inst: &Inst) -> Option<Unmet> {
-        if self.failing.is_empty() && self.failing_specials.is_empty() {
+        let Judgement { failing, failing_by_opcode, failing_specials, .. } = &*self.judgement;
+        if failing.is_empty() && failing_specials.is_empty() {
             return None;
         }
         let rows = match inst.opcode {
             Opcode::Other(name) => {
                 let opcode = func.names.get(name);
-                let start = self.failing.partition_point(|f| f.need.opcode < opcode);
-                let end = start + self.failing[start..].iter().take_while(|f| f.need.opcode == opcode).count();
-                &self.failing[start..end]
+                let start = failing.partition_point(|f| f.need.opcode < opcode);
+                let end = start + failing[start..].iter().take_while(|f| f.need.opcode == opcode).count();
+                &failing[start..end]
             }
-            known => self.failing_by_opcode.get(&known).map_or(&[][..], |range| &self.failing[range.clone()]),
+            known => failing_by_opcode.get(&known).map_or(&[][..], |range| &failing[range.clone()]),
         };
         let unmet = |f: &Failing| Unmet { need: f.need, version: f.version, target: f.target };
-        if let Some(f) = rows.iter().find(|f| f.need.with.iter().all(|m| has_modifier(func, inst, m))) {
+        if let Some(f) = rows.iter().find(|f| f.applies_to(func, inst)) {
             return Some(unmet(f));
         }
-        if self.failing_specials.is_empty() {
+        if failing_specials.is_empty() {
             return None;
         }
         let mut found = None;
@@ -327,7 +378,7 @@ impl Target {
                 let base = func.names.get(name);
                 let base = base.split('.').next().unwrap_or(base);
                 if found.is_none() {
-                    found = self.failing_specials.iter().find(|f| f.need.opcode == base);
+                    found = failing_specials.iter().find(|f| f.need.opcode == base);
                 }
             });
         }

@@ -61,8 +61,8 @@
 mod syntax;
 
 use crate::model::{
-    Block, Control, Effects, Form, Isa, Need, OpcodeInfo, OperandKind, OperandSpec, Presence, Shape, Slot, SpaceRule,
-    TypeClass, TypeInfo, TypeRule, WordId,
+    Block, Control, Effects, Form, Isa, Need, OpcodeInfo, OperandKind, OperandSpec, Presence, Shape, Slot, SlotList,
+    SpaceRule, TypeClass, TypeInfo, TypeRule, WordId,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use syntax::{parse_elems, parse_operands, Elem, RawKind, RawOperand, Suffix};
@@ -506,16 +506,14 @@ impl Reader {
             if ranges[op] == (0, 0) {
                 ranges[op] = (start, start);
             }
-            let slots: Vec<&'static Slot> = f
+            let slots: Vec<Slot> = f
                 .slots
                 .iter()
-                .map(|s| {
-                    &*Box::leak(Box::new(Slot {
-                        name: leak_str(&s.name),
-                        words: leak(s.words.iter().map(|w| id(w)).collect()),
-                        presence: s.presence,
-                        is_type: !s.words.is_empty() && s.words.iter().all(|w| self.types.iter().any(|t| t.name == w)),
-                    }))
+                .map(|s| Slot {
+                    name: leak_str(&s.name),
+                    words: leak(s.words.iter().map(|w| id(w)).collect()),
+                    presence: s.presence,
+                    is_type: !s.words.is_empty() && s.words.iter().all(|w| self.types.iter().any(|t| t.name == w)),
                 })
                 .collect();
             let operands: Vec<OperandSpec> = f
@@ -545,7 +543,7 @@ impl Reader {
                 block: f.block,
                 line: f.line,
                 text: leak_str(&f.text),
-                slots: leak(slots),
+                slots: SlotList { ids: leak((0..slots.len() as u16).collect()), table: leak(slots) },
                 operands: leak(operands),
                 shape: f.shape.unwrap_or(decl.shape),
                 effects: f.effects.unwrap_or(decl.effects),

@@ -420,5222 +420,5222 @@ pub static ISA: Isa = Isa {
     forms: &[
         // abs.type d, a
         Form { opcode: 0, block: 10, line: 83, text: "abs.type d, a",
-            slots: &[&SLOT_0],
+            slots: SlotList { ids: &[0], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // abs{.ftz}.f32 d, a
         Form { opcode: 0, block: 159, line: 95, text: "abs{.ftz}.f32 d, a",
-            slots: &[&SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // abs.f64 d, a
         Form { opcode: 0, block: 159, line: 96, text: "abs.f64 d, a",
-            slots: &[&SLOT_3],
+            slots: SlotList { ids: &[3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // abs{.ftz}.f16 d, a
         Form { opcode: 0, block: 178, line: 47, text: "abs{.ftz}.f16 d, a",
-            slots: &[&SLOT_1, &SLOT_4],
+            slots: SlotList { ids: &[1, 4], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // abs{.ftz}.f16x2 d, a
         Form { opcode: 0, block: 178, line: 48, text: "abs{.ftz}.f16x2 d, a",
-            slots: &[&SLOT_1, &SLOT_5],
+            slots: SlotList { ids: &[1, 5], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // abs.bf16 d, a
         Form { opcode: 0, block: 178, line: 49, text: "abs.bf16 d, a",
-            slots: &[&SLOT_6],
+            slots: SlotList { ids: &[6], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // abs.bf16x2 d, a
         Form { opcode: 0, block: 178, line: 50, text: "abs.bf16x2 d, a",
-            slots: &[&SLOT_7],
+            slots: SlotList { ids: &[7], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // activemask.b32 d
         Form { opcode: 1, block: 57, line: 415, text: "activemask.b32 d",
-            slots: &[&SLOT_8],
+            slots: SlotList { ids: &[8], table: &SLOTS },
             operands: &OPERANDS_1,
             shape: Shape::Dst1, effects: Effects::Reads },
         // add.type d, a, b
         Form { opcode: 2, block: 0, line: 3, text: "add.type d, a, b",
-            slots: &[&SLOT_9],
+            slots: SlotList { ids: &[9], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add{.sat}.s32 d, a, b
         Form { opcode: 2, block: 0, line: 4, text: "add{.sat}.s32 d, a, b",
-            slots: &[&SLOT_10, &SLOT_11],
+            slots: SlotList { ids: &[10, 11], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add.type d, a, b
         Form { opcode: 2, block: 1, line: 10, text: "add.type d, a, b",
-            slots: &[&SLOT_12],
+            slots: SlotList { ids: &[12], table: &SLOTS },
             operands: &OPERANDS_3,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add.cc.type d, a, b
         Form { opcode: 2, block: 141, line: 3, text: "add.cc.type d, a, b",
-            slots: &[&SLOT_13, &SLOT_14],
+            slots: SlotList { ids: &[13, 14], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // add{.rnd}{.ftz}{.sat}.f32 d, a, b
         Form { opcode: 2, block: 149, line: 16, text: "add{.rnd}{.ftz}{.sat}.f32 d, a, b",
-            slots: &[&SLOT_15, &SLOT_1, &SLOT_10, &SLOT_2],
+            slots: SlotList { ids: &[15, 1, 10, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add{.rnd}.f64 d, a, b
         Form { opcode: 2, block: 149, line: 17, text: "add{.rnd}.f64 d, a, b",
-            slots: &[&SLOT_15, &SLOT_3],
+            slots: SlotList { ids: &[15, 3], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add{.rnd}{.ftz}.f32x2 d, a, b
         Form { opcode: 2, block: 150, line: 22, text: "add{.rnd}{.ftz}.f32x2 d, a, b",
-            slots: &[&SLOT_15, &SLOT_1, &SLOT_16],
+            slots: SlotList { ids: &[15, 1, 16], table: &SLOTS },
             operands: &OPERANDS_4,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add{.rnd}{.ftz}{.sat}.f16 d, a, b
         Form { opcode: 2, block: 173, line: 3, text: "add{.rnd}{.ftz}{.sat}.f16 d, a, b",
-            slots: &[&SLOT_17, &SLOT_1, &SLOT_10, &SLOT_4],
+            slots: SlotList { ids: &[17, 1, 10, 4], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add{.rnd}{.ftz}{.sat}.f16x2 d, a, b
         Form { opcode: 2, block: 173, line: 4, text: "add{.rnd}{.ftz}{.sat}.f16x2 d, a, b",
-            slots: &[&SLOT_17, &SLOT_1, &SLOT_10, &SLOT_5],
+            slots: SlotList { ids: &[17, 1, 10, 5], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add{.rnd}.bf16 d, a, b
         Form { opcode: 2, block: 173, line: 6, text: "add{.rnd}.bf16 d, a, b",
-            slots: &[&SLOT_17, &SLOT_6],
+            slots: SlotList { ids: &[17, 6], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add{.rnd}.bf16x2 d, a, b
         Form { opcode: 2, block: 173, line: 7, text: "add{.rnd}.bf16x2 d, a, b",
-            slots: &[&SLOT_17, &SLOT_7],
+            slots: SlotList { ids: &[17, 7], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // add{.rnd}{.sat}.f32.atype d, a, c
         Form { opcode: 2, block: 183, line: 3, text: "add{.rnd}{.sat}.f32.atype d, a, c",
-            slots: &[&SLOT_15, &SLOT_10, &SLOT_2, &SLOT_18],
+            slots: SlotList { ids: &[15, 10, 2, 18], table: &SLOTS },
             operands: &OPERANDS_5,
             shape: Shape::Dst1, effects: Effects::Pure },
         // addc{.cc}.type d, a, b
         Form { opcode: 3, block: 142, line: 9, text: "addc{.cc}.type d, a, b",
-            slots: &[&SLOT_19, &SLOT_14],
+            slots: SlotList { ids: &[19, 14], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // alloca.type ptr, size{, immAlign}
         Form { opcode: 4, block: 125, line: 38, text: "alloca.type ptr, size{, immAlign}",
-            slots: &[&SLOT_20],
+            slots: SlotList { ids: &[20], table: &SLOTS },
             operands: &OPERANDS_6,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // alloca.type ptr, size{, immAlign}
         Form { opcode: 4, block: 126, line: 48, text: "alloca.type ptr, size{, immAlign}",
-            slots: &[&SLOT_21],
+            slots: SlotList { ids: &[21], table: &SLOTS },
             operands: &OPERANDS_7,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // and.type d, a, b
         Form { opcode: 5, block: 192, line: 3, text: "and.type d, a, b",
-            slots: &[&SLOT_22],
+            slots: SlotList { ids: &[22], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // applypriority{.global}.level::eviction_priority [a], size
         Form { opcode: 6, block: 228, line: 558, text: "applypriority{.global}.level::eviction_priority [a], size",
-            slots: &[&SLOT_23, &SLOT_24],
+            slots: SlotList { ids: &[23, 24], table: &SLOTS },
             operands: &OPERANDS_8,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}
         Form { opcode: 7, block: 44, line: 92, text: "atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_28, &SLOT_29, &SLOT_30],
+            slots: SlotList { ids: &[25, 26, 27, 28, 29, 30], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.add{.level::cache_hint}.type d, [a], b{, cache-policy}
         Form { opcode: 7, block: 44, line: 95, text: "atom{.sem}{.scope}{.space}.add{.level::cache_hint}.type d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_29, &SLOT_32],
+            slots: SlotList { ids: &[25, 26, 27, 31, 29, 32], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}
         Form { opcode: 7, block: 44, line: 97, text: "atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_33, &SLOT_29, &SLOT_20],
+            slots: SlotList { ids: &[25, 26, 27, 33, 29, 20], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}
         Form { opcode: 7, block: 44, line: 100, text: "atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_34, &SLOT_29, &SLOT_14],
+            slots: SlotList { ids: &[25, 26, 27, 34, 29, 14], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.cas.type d, [a], b, c
         Form { opcode: 7, block: 44, line: 103, text: "atom{.sem}{.scope}{.space}.cas.type d, [a], b, c",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_35, &SLOT_30],
+            slots: SlotList { ids: &[25, 26, 27, 35, 30], table: &SLOTS },
             operands: &OPERANDS_10,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.cas.b16 d, [a], b, c
         Form { opcode: 7, block: 44, line: 108, text: "atom{.sem}{.scope}{.space}.cas.b16 d, [a], b, c",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_35, &SLOT_36],
+            slots: SlotList { ids: &[25, 26, 27, 35, 36], table: &SLOTS },
             operands: &OPERANDS_10,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c
         Form { opcode: 7, block: 44, line: 110, text: "atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_35, &SLOT_37],
+            slots: SlotList { ids: &[25, 26, 27, 35, 37], table: &SLOTS },
             operands: &OPERANDS_10,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.exch{.level::cache_hint}.b128 d, [a], b {, cache-policy}
         Form { opcode: 7, block: 44, line: 111, text: "atom{.sem}{.scope}{.space}.exch{.level::cache_hint}.b128 d, [a], b {, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_38, &SLOT_29, &SLOT_37],
+            slots: SlotList { ids: &[25, 26, 27, 38, 29, 37], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16 d, [a], b{, cache-policy}
         Form { opcode: 7, block: 44, line: 113, text: "atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16 d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_4],
+            slots: SlotList { ids: &[25, 26, 27, 31, 39, 29, 4], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16x2 d, [a], b{, cache-policy}
         Form { opcode: 7, block: 44, line: 114, text: "atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16x2 d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_5],
+            slots: SlotList { ids: &[25, 26, 27, 31, 39, 29, 5], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16 d, [a], b{, cache-policy}
         Form { opcode: 7, block: 44, line: 116, text: "atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16 d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_6],
+            slots: SlotList { ids: &[25, 26, 27, 31, 39, 29, 6], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16x2 d, [a], b{, cache-policy}
         Form { opcode: 7, block: 44, line: 117, text: "atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16x2 d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_7],
+            slots: SlotList { ids: &[25, 26, 27, 31, 39, 29, 7], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f32 d, [a], b{, cache-policy}
         Form { opcode: 7, block: 44, line: 120, text: "atom{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f32 d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_2],
+            slots: SlotList { ids: &[25, 26, 27, 31, 39, 29, 2], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}.space.op.type d, [a], b
         Form { opcode: 7, block: 45, line: 137, text: "atom{.sem}{.scope}.space.op.type d, [a], b",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_40, &SLOT_28, &SLOT_30],
+            slots: SlotList { ids: &[25, 26, 40, 28, 30], table: &SLOTS },
             operands: &OPERANDS_11,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}.space.add.type d, [a], b
         Form { opcode: 7, block: 45, line: 140, text: "atom{.sem}{.scope}.space.add.type d, [a], b",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_40, &SLOT_31, &SLOT_32],
+            slots: SlotList { ids: &[25, 26, 40, 31, 32], table: &SLOTS },
             operands: &OPERANDS_11,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}.space.op.type d, [a], b
         Form { opcode: 7, block: 45, line: 142, text: "atom{.sem}{.scope}.space.op.type d, [a], b",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_40, &SLOT_33, &SLOT_20],
+            slots: SlotList { ids: &[25, 26, 40, 33, 20], table: &SLOTS },
             operands: &OPERANDS_11,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}.space.op.type d, [a], b
         Form { opcode: 7, block: 45, line: 145, text: "atom{.sem}{.scope}.space.op.type d, [a], b",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_40, &SLOT_34, &SLOT_14],
+            slots: SlotList { ids: &[25, 26, 40, 34, 14], table: &SLOTS },
             operands: &OPERANDS_11,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}.space.cas.type d, [a], b, c
         Form { opcode: 7, block: 45, line: 148, text: "atom{.sem}{.scope}.space.cas.type d, [a], b, c",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_40, &SLOT_35, &SLOT_41],
+            slots: SlotList { ids: &[25, 26, 40, 35, 41], table: &SLOTS },
             operands: &OPERANDS_10,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}.space.exch.b128 d, [a], b
         Form { opcode: 7, block: 45, line: 150, text: "atom{.sem}{.scope}.space.exch.b128 d, [a], b",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_40, &SLOT_38, &SLOT_37],
+            slots: SlotList { ids: &[25, 26, 40, 38, 37], table: &SLOTS },
             operands: &OPERANDS_11,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}.space.add.noftz.type d, [a], b
         Form { opcode: 7, block: 45, line: 151, text: "atom{.sem}{.scope}.space.add.noftz.type d, [a], b",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_40, &SLOT_31, &SLOT_39, &SLOT_42],
+            slots: SlotList { ids: &[25, 26, 40, 31, 39, 42], table: &SLOTS },
             operands: &OPERANDS_11,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.op.type d, [a], b, c
         Form { opcode: 7, block: 46, line: 165, text: "atom{.sem}{.scope}{.space}.op.type d, [a], b, c",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_43, &SLOT_28, &SLOT_44],
+            slots: SlotList { ids: &[25, 26, 43, 28, 44], table: &SLOTS },
             operands: &OPERANDS_12,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.space}.exch.b128 d, [a], b, c
         Form { opcode: 7, block: 47, line: 178, text: "atom{.sem}{.scope}{.space}.exch.b128 d, [a], b, c",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_43, &SLOT_38, &SLOT_37],
+            slots: SlotList { ids: &[25, 26, 43, 38, 37], table: &SLOTS },
             operands: &OPERANDS_13,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.f32 d, [a], b{, cache-policy}
         Form { opcode: 7, block: 48, line: 187, text: "atom{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.f32 d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_23, &SLOT_31, &SLOT_29, &SLOT_45, &SLOT_2],
+            slots: SlotList { ids: &[25, 26, 23, 31, 29, 45, 2], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.global}.add.noftz{.level::cache_hint}.vec_32_bit.f32 d, [a], b{, cache-policy}
         Form { opcode: 7, block: 48, line: 189, text: "atom{.sem}{.scope}{.global}.add.noftz{.level::cache_hint}.vec_32_bit.f32 d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_23, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_45, &SLOT_2],
+            slots: SlotList { ids: &[25, 26, 23, 31, 39, 29, 45, 2], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_16_bit.half_word_type d, [a], b{, cache-policy}
         Form { opcode: 7, block: 48, line: 190, text: "atom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_16_bit.half_word_type d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_23, &SLOT_46, &SLOT_39, &SLOT_29, &SLOT_47, &SLOT_48],
+            slots: SlotList { ids: &[25, 26, 23, 46, 39, 29, 47, 48], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // atom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_32_bit.packed_type d, [a], b{, cache-policy}
         Form { opcode: 7, block: 48, line: 191, text: "atom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_32_bit.packed_type d, [a], b{, cache-policy}",
-            slots: &[&SLOT_25, &SLOT_26, &SLOT_23, &SLOT_46, &SLOT_39, &SLOT_29, &SLOT_45, &SLOT_49],
+            slots: SlotList { ids: &[25, 26, 23, 46, 39, 29, 45, 49], table: &SLOTS },
             operands: &OPERANDS_9,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // bar{.cta}.sync a{, b}
         Form { opcode: 8, block: 40, line: 9, text: "bar{.cta}.sync a{, b}",
-            slots: &[&SLOT_50, &SLOT_51],
+            slots: SlotList { ids: &[50, 51], table: &SLOTS },
             operands: &OPERANDS_14,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // bar{.cta}.arrive a, b
         Form { opcode: 8, block: 40, line: 10, text: "bar{.cta}.arrive a, b",
-            slots: &[&SLOT_50, &SLOT_52],
+            slots: SlotList { ids: &[50, 52], table: &SLOTS },
             operands: &OPERANDS_15,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // bar{.cta}.red.popc.u32 d, a{, b}, {!}c
         Form { opcode: 8, block: 40, line: 12, text: "bar{.cta}.red.popc.u32 d, a{, b}, {!}c",
-            slots: &[&SLOT_50, &SLOT_53, &SLOT_54, &SLOT_55],
+            slots: SlotList { ids: &[50, 53, 54, 55], table: &SLOTS },
             operands: &OPERANDS_16,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // bar{.cta}.red.op.pred p, a{, b}, {!}c
         Form { opcode: 8, block: 40, line: 13, text: "bar{.cta}.red.op.pred p, a{, b}, {!}c",
-            slots: &[&SLOT_50, &SLOT_53, &SLOT_56, &SLOT_57],
+            slots: SlotList { ids: &[50, 53, 56, 57], table: &SLOTS },
             operands: &OPERANDS_17,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // bar.warp.sync membermask
         Form { opcode: 8, block: 41, line: 25, text: "bar.warp.sync membermask",
-            slots: &[&SLOT_58, &SLOT_51],
+            slots: SlotList { ids: &[58, 51], table: &SLOTS },
             operands: &OPERANDS_18,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // barrier{.cta}.sync{.aligned} a{, b}
         Form { opcode: 9, block: 40, line: 3, text: "barrier{.cta}.sync{.aligned} a{, b}",
-            slots: &[&SLOT_50, &SLOT_51, &SLOT_59],
+            slots: SlotList { ids: &[50, 51, 59], table: &SLOTS },
             operands: &OPERANDS_14,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // barrier{.cta}.arrive{.aligned} a, b
         Form { opcode: 9, block: 40, line: 4, text: "barrier{.cta}.arrive{.aligned} a, b",
-            slots: &[&SLOT_50, &SLOT_52, &SLOT_59],
+            slots: SlotList { ids: &[50, 52, 59], table: &SLOTS },
             operands: &OPERANDS_15,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // barrier{.cta}.red.popc{.aligned}.u32 d, a{, b}, {!}c
         Form { opcode: 9, block: 40, line: 6, text: "barrier{.cta}.red.popc{.aligned}.u32 d, a{, b}, {!}c",
-            slots: &[&SLOT_50, &SLOT_53, &SLOT_54, &SLOT_59, &SLOT_55],
+            slots: SlotList { ids: &[50, 53, 54, 59, 55], table: &SLOTS },
             operands: &OPERANDS_16,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // barrier{.cta}.red.op{.aligned}.pred p, a{, b}, {!}c
         Form { opcode: 9, block: 40, line: 7, text: "barrier{.cta}.red.op{.aligned}.pred p, a{, b}, {!}c",
-            slots: &[&SLOT_50, &SLOT_53, &SLOT_56, &SLOT_59, &SLOT_57],
+            slots: SlotList { ids: &[50, 53, 56, 59, 57], table: &SLOTS },
             operands: &OPERANDS_17,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // barrier.cluster.arrive{.sem}{.aligned}
         Form { opcode: 9, block: 42, line: 32, text: "barrier.cluster.arrive{.sem}{.aligned}",
-            slots: &[&SLOT_60, &SLOT_52, &SLOT_61, &SLOT_59],
+            slots: SlotList { ids: &[60, 52, 61, 59], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // barrier.cluster.wait{.acquire}{.aligned}
         Form { opcode: 9, block: 42, line: 33, text: "barrier.cluster.wait{.acquire}{.aligned}",
-            slots: &[&SLOT_60, &SLOT_62, &SLOT_63, &SLOT_59],
+            slots: SlotList { ids: &[60, 62, 63, 59], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // bfe.type d, a, b, c
         Form { opcode: 10, block: 21, line: 163, text: "bfe.type d, a, b, c",
-            slots: &[&SLOT_14],
+            slots: SlotList { ids: &[14], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // bfi.type f, a, b, c, d
         Form { opcode: 11, block: 22, line: 169, text: "bfi.type f, a, b, c, d",
-            slots: &[&SLOT_30],
+            slots: SlotList { ids: &[30], table: &SLOTS },
             operands: &OPERANDS_21,
             shape: Shape::Dst1, effects: Effects::Pure },
         // bfind.type d, a
         Form { opcode: 12, block: 18, line: 143, text: "bfind.type d, a",
-            slots: &[&SLOT_14],
+            slots: SlotList { ids: &[14], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // bfind.shiftamt.type d, a
         Form { opcode: 12, block: 18, line: 144, text: "bfind.shiftamt.type d, a",
-            slots: &[&SLOT_64, &SLOT_14],
+            slots: SlotList { ids: &[64, 14], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // bmsk.mode.b32 d, a, b
         Form { opcode: 13, block: 24, line: 180, text: "bmsk.mode.b32 d, a, b",
-            slots: &[&SLOT_65, &SLOT_8],
+            slots: SlotList { ids: &[65, 8], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // bra{.uni} tgt
         Form { opcode: 14, block: 35, line: 5, text: "bra{.uni} tgt",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_22,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // brev.type d, a
         Form { opcode: 15, block: 20, line: 158, text: "brev.type d, a",
-            slots: &[&SLOT_30],
+            slots: SlotList { ids: &[30], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // brkpt
         Form { opcode: 16, block: 135, line: 3, text: "brkpt",
-            slots: &[],
+            slots: SlotList { ids: &[], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // brx.idx{.uni} index, tlist
         Form { opcode: 17, block: 36, line: 10, text: "brx.idx{.uni} index, tlist",
-            slots: &[&SLOT_67, &SLOT_66],
+            slots: SlotList { ids: &[67, 66], table: &SLOTS },
             operands: &OPERANDS_23,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // call{.uni} (ret-param), func, (param-list)
         Form { opcode: 18, block: 37, line: 18, text: "call{.uni} (ret-param), func, (param-list)",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_24,
             shape: Shape::Call, effects: Effects::Effectful },
         // call{.uni} func, (param-list)
         Form { opcode: 18, block: 37, line: 19, text: "call{.uni} func, (param-list)",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_25,
             shape: Shape::Call, effects: Effects::Effectful },
         // call{.uni} func
         Form { opcode: 18, block: 37, line: 20, text: "call{.uni} func",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_26,
             shape: Shape::Call, effects: Effects::Effectful },
         // call{.uni} (ret-param), fptr, (param-list), flist
         Form { opcode: 18, block: 37, line: 23, text: "call{.uni} (ret-param), fptr, (param-list), flist",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_27,
             shape: Shape::Call, effects: Effects::Effectful },
         // call{.uni} fptr, (param-list), flist
         Form { opcode: 18, block: 37, line: 24, text: "call{.uni} fptr, (param-list), flist",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_28,
             shape: Shape::Call, effects: Effects::Effectful },
         // call{.uni} fptr, flist
         Form { opcode: 18, block: 37, line: 25, text: "call{.uni} fptr, flist",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_29,
             shape: Shape::Call, effects: Effects::Effectful },
         // call{.uni} (ret-param), fptr, (param-list), fproto
         Form { opcode: 18, block: 37, line: 28, text: "call{.uni} (ret-param), fptr, (param-list), fproto",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_30,
             shape: Shape::Call, effects: Effects::Effectful },
         // call{.uni} fptr, (param-list), fproto
         Form { opcode: 18, block: 37, line: 29, text: "call{.uni} fptr, (param-list), fproto",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_31,
             shape: Shape::Call, effects: Effects::Effectful },
         // call{.uni} fptr, fproto
         Form { opcode: 18, block: 37, line: 30, text: "call{.uni} fptr, fproto",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_32,
             shape: Shape::Call, effects: Effects::Effectful },
         // clusterlaunchcontrol.try_cancel.async{.space}.completion_mechanism{.multicast::cluster::all}.b128 [addr], [mbar]
         Form { opcode: 19, block: 71, line: 612, text: "clusterlaunchcontrol.try_cancel.async{.space}.completion_mechanism{.multicast::cluster::all}.b128 [addr], [mbar]",
-            slots: &[&SLOT_68, &SLOT_69, &SLOT_70, &SLOT_71, &SLOT_72, &SLOT_37],
+            slots: SlotList { ids: &[68, 69, 70, 71, 72, 37], table: &SLOTS },
             operands: &OPERANDS_33,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response
         Form { opcode: 19, block: 72, line: 623, text: "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pred, try_cancel_response",
-            slots: &[&SLOT_73, &SLOT_74, &SLOT_57, &SLOT_37],
+            slots: SlotList { ids: &[73, 74, 57, 37], table: &SLOTS },
             operands: &OPERANDS_34,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {xdim, ydim, zdim, _}, try_cancel_response
         Form { opcode: 19, block: 72, line: 625, text: "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {xdim, ydim, zdim, _}, try_cancel_response",
-            slots: &[&SLOT_73, &SLOT_75, &SLOT_76, &SLOT_8, &SLOT_37],
+            slots: SlotList { ids: &[73, 75, 76, 8, 37], table: &SLOTS },
             operands: &OPERANDS_35,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // clusterlaunchcontrol.query_cancel.get_first_ctaid{::dimension}.b32.b128 reg, try_cancel_response
         Form { opcode: 19, block: 72, line: 627, text: "clusterlaunchcontrol.query_cancel.get_first_ctaid{::dimension}.b32.b128 reg, try_cancel_response",
-            slots: &[&SLOT_73, &SLOT_77, &SLOT_8, &SLOT_37],
+            slots: SlotList { ids: &[73, 77, 8, 37], table: &SLOTS },
             operands: &OPERANDS_36,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // clz.type d, a
         Form { opcode: 20, block: 17, line: 138, text: "clz.type d, a",
-            slots: &[&SLOT_30],
+            slots: SlotList { ids: &[30], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cnot.type d, a
         Form { opcode: 21, block: 196, line: 23, text: "cnot.type d, a",
-            slots: &[&SLOT_78],
+            slots: SlotList { ids: &[78], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // copysign.type d, a, b
         Form { opcode: 22, block: 148, line: 11, text: "copysign.type d, a, b",
-            slots: &[&SLOT_79],
+            slots: SlotList { ids: &[79], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cos.approx{.ftz}.f32 d, a
         Form { opcode: 23, block: 169, line: 140, text: "cos.approx{.ftz}.f32 d, a",
-            slots: &[&SLOT_80, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[80, 1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cp.async.mbarrier.arrive{.noinc}{.space}.b64 [addr]
         Form { opcode: 24, block: 67, line: 553, text: "cp.async.mbarrier.arrive{.noinc}{.space}.b64 [addr]",
-            slots: &[&SLOT_69, &SLOT_81, &SLOT_52, &SLOT_82, &SLOT_83, &SLOT_84],
+            slots: SlotList { ids: &[69, 81, 52, 82, 83, 84], table: &SLOTS },
             operands: &OPERANDS_37,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 4{, src-size4}{, cache-policy}
         Form { opcode: 24, block: 201, line: 12, text: "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 4{, src-size4}{, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_85, &SLOT_86, &SLOT_87, &SLOT_29, &SLOT_88],
+            slots: SlotList { ids: &[69, 85, 86, 87, 29, 88], table: &SLOTS },
             operands: &OPERANDS_38,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 8{, src-size8}{, cache-policy}
         Form { opcode: 24, block: 201, line: 14, text: "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 8{, src-size8}{, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_85, &SLOT_86, &SLOT_87, &SLOT_29, &SLOT_88],
+            slots: SlotList { ids: &[69, 85, 86, 87, 29, 88], table: &SLOTS },
             operands: &OPERANDS_39,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size16}{, cache-policy}
         Form { opcode: 24, block: 201, line: 16, text: "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size16}{, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_85, &SLOT_86, &SLOT_87, &SLOT_29, &SLOT_88],
+            slots: SlotList { ids: &[69, 85, 86, 87, 29, 88], table: &SLOTS },
             operands: &OPERANDS_40,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size16}{, cache-policy}
         Form { opcode: 24, block: 201, line: 18, text: "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, src-size16}{, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_89, &SLOT_86, &SLOT_87, &SLOT_29, &SLOT_88],
+            slots: SlotList { ids: &[69, 89, 86, 87, 29, 88], table: &SLOTS },
             operands: &OPERANDS_40,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, ignore-src}{, cache-policy}
         Form { opcode: 24, block: 201, line: 20, text: "cp.async.ca.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], cp-size{, ignore-src}{, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_85, &SLOT_86, &SLOT_87, &SLOT_29, &SLOT_88],
+            slots: SlotList { ids: &[69, 85, 86, 87, 29, 88], table: &SLOTS },
             operands: &OPERANDS_41,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, ignore-src}{, cache-policy}
         Form { opcode: 24, block: 201, line: 22, text: "cp.async.cg.shared{::cta}.global{.level::cache_hint}{.level::prefetch_size} [dst], [src], 16{, ignore-src}{, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_89, &SLOT_86, &SLOT_87, &SLOT_29, &SLOT_88],
+            slots: SlotList { ids: &[69, 89, 86, 87, 29, 88], table: &SLOTS },
             operands: &OPERANDS_42,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.commit_group
         Form { opcode: 24, block: 202, line: 51, text: "cp.async.commit_group",
-            slots: &[&SLOT_69, &SLOT_90],
+            slots: SlotList { ids: &[69, 90], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.wait_group N
         Form { opcode: 24, block: 203, line: 54, text: "cp.async.wait_group N",
-            slots: &[&SLOT_69, &SLOT_91],
+            slots: SlotList { ids: &[69, 91], table: &SLOTS },
             operands: &OPERANDS_43,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.wait_all
         Form { opcode: 24, block: 203, line: 55, text: "cp.async.wait_all",
-            slots: &[&SLOT_69, &SLOT_92],
+            slots: SlotList { ids: &[69, 92], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, cache-policy}
         Form { opcode: 24, block: 204, line: 61, text: "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_94, &SLOT_95, &SLOT_71, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 94, 95, 71, 29], table: &SLOTS },
             operands: &OPERANDS_44,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}
         Form { opcode: 24, block: 204, line: 71, text: "cp.async.bulk.dst.src.completion_mechanism{.multicast}{.level::cache_hint} [dstMem], [srcMem], size, [mbar] {, ctaMask} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_96, &SLOT_95, &SLOT_71, &SLOT_97, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 96, 95, 71, 97, 29], table: &SLOTS },
             operands: &OPERANDS_45,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]
         Form { opcode: 24, block: 204, line: 82, text: "cp.async.bulk.dst.src.completion_mechanism [dstMem], [srcMem], size, [mbar]",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_96, &SLOT_98, &SLOT_71],
+            slots: SlotList { ids: &[69, 93, 96, 98, 71], table: &SLOTS },
             operands: &OPERANDS_46,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} [dstMem], [srcMem], size {, cache-policy} {, byteMask}
         Form { opcode: 24, block: 204, line: 90, text: "cp.async.bulk.dst.src.completion_mechanism{.level::cache_hint}{.cp_mask} [dstMem], [srcMem], size {, cache-policy} {, byteMask}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_29, &SLOT_101],
+            slots: SlotList { ids: &[69, 93, 99, 98, 100, 29, 101], table: &SLOTS },
             operands: &OPERANDS_47,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.dst.src.completion_mechanism.add.{u32, s32, u64} [dstMem], [srcMem], size, [mbar]
         Form { opcode: 24, block: 205, line: 141, text: "cp.reduce.async.bulk.dst.src.completion_mechanism.add.{u32, s32, u64} [dstMem], [srcMem], size, [mbar]",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_96, &SLOT_98, &SLOT_71, &SLOT_31, &SLOT_103],
+            slots: SlotList { ids: &[102, 69, 93, 96, 98, 71, 31, 103], table: &SLOTS },
             operands: &OPERANDS_48,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.dst.src.completion_mechanism.{min, max}.{u32, s32} [dstMem], [srcMem], size, [mbar]
         Form { opcode: 24, block: 205, line: 143, text: "cp.reduce.async.bulk.dst.src.completion_mechanism.{min, max}.{u32, s32} [dstMem], [srcMem], size, [mbar]",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_96, &SLOT_98, &SLOT_71, &SLOT_104, &SLOT_105],
+            slots: SlotList { ids: &[102, 69, 93, 96, 98, 71, 104, 105], table: &SLOTS },
             operands: &OPERANDS_48,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.dst.src.completion_mechanism.{inc, dec}.u32 [dstMem], [srcMem], size, [mbar]
         Form { opcode: 24, block: 205, line: 145, text: "cp.reduce.async.bulk.dst.src.completion_mechanism.{inc, dec}.u32 [dstMem], [srcMem], size, [mbar]",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_96, &SLOT_98, &SLOT_71, &SLOT_106, &SLOT_55],
+            slots: SlotList { ids: &[102, 69, 93, 96, 98, 71, 106, 55], table: &SLOTS },
             operands: &OPERANDS_48,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.dst.src.completion_mechanism.{and, or, xor}.b32 [dstMem], [srcMem], size, [mbar]
         Form { opcode: 24, block: 205, line: 147, text: "cp.reduce.async.bulk.dst.src.completion_mechanism.{and, or, xor}.b32 [dstMem], [srcMem], size, [mbar]",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_96, &SLOT_98, &SLOT_71, &SLOT_107, &SLOT_8],
+            slots: SlotList { ids: &[102, 69, 93, 96, 98, 71, 107, 8], table: &SLOTS },
             operands: &OPERANDS_48,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.{u32, s32, u64, f32, f64} [dstMem], [srcMem], size{, cache-policy}
         Form { opcode: 24, block: 205, line: 166, text: "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.{u32, s32, u64, f32, f64} [dstMem], [srcMem], size{, cache-policy}",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_29, &SLOT_31, &SLOT_108],
+            slots: SlotList { ids: &[102, 69, 93, 99, 98, 100, 29, 31, 108], table: &SLOTS },
             operands: &OPERANDS_49,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.{min, max}.{u32, s32, u64, s64, f16, bf16} [dstMem], [srcMem], size{, cache-policy}
         Form { opcode: 24, block: 205, line: 168, text: "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.{min, max}.{u32, s32, u64, s64, f16, bf16} [dstMem], [srcMem], size{, cache-policy}",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_29, &SLOT_104, &SLOT_109],
+            slots: SlotList { ids: &[102, 69, 93, 99, 98, 100, 29, 104, 109], table: &SLOTS },
             operands: &OPERANDS_49,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.{inc, dec}.u32 [dstMem], [srcMem], size{, cache-policy}
         Form { opcode: 24, block: 205, line: 170, text: "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.{inc, dec}.u32 [dstMem], [srcMem], size{, cache-policy}",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_29, &SLOT_106, &SLOT_55],
+            slots: SlotList { ids: &[102, 69, 93, 99, 98, 100, 29, 106, 55], table: &SLOTS },
             operands: &OPERANDS_49,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.{and, or, xor}.{b32, b64} [dstMem], [srcMem], size{, cache-policy}
         Form { opcode: 24, block: 205, line: 172, text: "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.{and, or, xor}.{b32, b64} [dstMem], [srcMem], size{, cache-policy}",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_29, &SLOT_107, &SLOT_110],
+            slots: SlotList { ids: &[102, 69, 93, 99, 98, 100, 29, 107, 110], table: &SLOTS },
             operands: &OPERANDS_49,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type [dstMem], [srcMem], size{, cache-policy}
         Form { opcode: 24, block: 205, line: 185, text: "cp.reduce.async.bulk.dst.src.completion_mechanism{.level::cache_hint}.add.noftz.type [dstMem], [srcMem], size{, cache-policy}",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_29, &SLOT_31, &SLOT_39, &SLOT_111],
+            slots: SlotList { ids: &[102, 69, 93, 99, 98, 100, 29, 31, 39, 111], table: &SLOTS },
             operands: &OPERANDS_49,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size {, cache-policy}
         Form { opcode: 24, block: 206, line: 208, text: "cp.async.bulk.prefetch.L2.src{.level::cache_hint} [srcMem], size {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_112, &SLOT_113, &SLOT_95, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 112, 113, 95, 29], table: &SLOTS },
             operands: &OPERANDS_50,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.dim.dst.src{.tile}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar] {, cache-policy}
         Form { opcode: 24, block: 209, line: 301, text: "cp.async.bulk.tensor.dim.dst.src{.tile}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar] {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_115, &SLOT_94, &SLOT_95, &SLOT_116, &SLOT_71, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 115, 94, 95, 116, 71, 117, 29], table: &SLOTS },
             operands: &OPERANDS_51,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.2d.dst.src.tile::gather4.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar] {, cache-policy}
         Form { opcode: 24, block: 209, line: 303, text: "cp.async.bulk.tensor.2d.dst.src.tile::gather4.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar] {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_118, &SLOT_94, &SLOT_95, &SLOT_119, &SLOT_71, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 118, 94, 95, 119, 71, 117, 29], table: &SLOTS },
             operands: &OPERANDS_51,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.3d.dst.src.im2col.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW} {, cache-policy}
         Form { opcode: 24, block: 209, line: 305, text: "cp.async.bulk.tensor.3d.dst.src.im2col.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_120, &SLOT_94, &SLOT_95, &SLOT_121, &SLOT_71, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 120, 94, 95, 121, 71, 117, 29], table: &SLOTS },
             operands: &OPERANDS_52,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.4d.dst.src.im2col.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW, i2cOffH} {, cache-policy}
         Form { opcode: 24, block: 209, line: 307, text: "cp.async.bulk.tensor.4d.dst.src.im2col.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW, i2cOffH} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_122, &SLOT_94, &SLOT_95, &SLOT_121, &SLOT_71, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 122, 94, 95, 121, 71, 117, 29], table: &SLOTS },
             operands: &OPERANDS_53,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.5d.dst.src.im2col.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW, i2cOffH, i2cOffD} {, cache-policy}
         Form { opcode: 24, block: 209, line: 309, text: "cp.async.bulk.tensor.5d.dst.src.im2col.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW, i2cOffH, i2cOffD} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_123, &SLOT_94, &SLOT_95, &SLOT_121, &SLOT_71, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 123, 94, 95, 121, 71, 117, 29], table: &SLOTS },
             operands: &OPERANDS_54,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.{3d, 4d, 5d}.dst.src.{im2col::w, im2col::w::128}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {wHalo, wOffset} {, cache-policy}
         Form { opcode: 24, block: 209, line: 311, text: "cp.async.bulk.tensor.{3d, 4d, 5d}.dst.src.{im2col::w, im2col::w::128}.completion_mechanism{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {wHalo, wOffset} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_124, &SLOT_94, &SLOT_95, &SLOT_125, &SLOT_71, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 124, 94, 95, 125, 71, 117, 29], table: &SLOTS },
             operands: &OPERANDS_55,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.dim.dst.src{.tile}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar] {, ctaMask} {, cache-policy}
         Form { opcode: 24, block: 209, line: 329, text: "cp.async.bulk.tensor.dim.dst.src{.tile}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar] {, ctaMask} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_115, &SLOT_96, &SLOT_95, &SLOT_116, &SLOT_71, &SLOT_97, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 115, 96, 95, 116, 71, 97, 117, 29], table: &SLOTS },
             operands: &OPERANDS_56,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.2d.dst.src.tile::gather4.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar] {, ctaMask} {, cache-policy}
         Form { opcode: 24, block: 209, line: 332, text: "cp.async.bulk.tensor.2d.dst.src.tile::gather4.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar] {, ctaMask} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_118, &SLOT_96, &SLOT_95, &SLOT_119, &SLOT_71, &SLOT_97, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 118, 96, 95, 119, 71, 97, 117, 29], table: &SLOTS },
             operands: &OPERANDS_56,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.3d.dst.src.im2col.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW} {, ctaMask} {, cache-policy}
         Form { opcode: 24, block: 209, line: 335, text: "cp.async.bulk.tensor.3d.dst.src.im2col.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW} {, ctaMask} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_120, &SLOT_96, &SLOT_95, &SLOT_121, &SLOT_71, &SLOT_97, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 120, 96, 95, 121, 71, 97, 117, 29], table: &SLOTS },
             operands: &OPERANDS_57,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.4d.dst.src.im2col.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW, i2cOffH} {, ctaMask} {, cache-policy}
         Form { opcode: 24, block: 209, line: 338, text: "cp.async.bulk.tensor.4d.dst.src.im2col.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW, i2cOffH} {, ctaMask} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_122, &SLOT_96, &SLOT_95, &SLOT_121, &SLOT_71, &SLOT_97, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 122, 96, 95, 121, 71, 97, 117, 29], table: &SLOTS },
             operands: &OPERANDS_58,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.5d.dst.src.im2col.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW, i2cOffH, i2cOffD} {, ctaMask} {, cache-policy}
         Form { opcode: 24, block: 209, line: 341, text: "cp.async.bulk.tensor.5d.dst.src.im2col.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {i2cOffW, i2cOffH, i2cOffD} {, ctaMask} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_123, &SLOT_96, &SLOT_95, &SLOT_121, &SLOT_71, &SLOT_97, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 123, 96, 95, 121, 71, 97, 117, 29], table: &SLOTS },
             operands: &OPERANDS_59,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.{3d, 4d, 5d}.dst.src.{im2col::w, im2col::w::128}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {wHalo, wOffset} {, ctaMask} {, cache-policy}
         Form { opcode: 24, block: 209, line: 344, text: "cp.async.bulk.tensor.{3d, 4d, 5d}.dst.src.{im2col::w, im2col::w::128}.completion_mechanism{.multicast}{.cta_group}{.level::cache_hint} [dstMem], [tensorMap, tensorCoords], [mbar], {wHalo, wOffset} {, ctaMask} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_124, &SLOT_96, &SLOT_95, &SLOT_125, &SLOT_71, &SLOT_97, &SLOT_117, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 124, 96, 95, 125, 71, 97, 117, 29], table: &SLOTS },
             operands: &OPERANDS_60,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.dim.dst.src{.tile}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}
         Form { opcode: 24, block: 209, line: 366, text: "cp.async.bulk.tensor.dim.dst.src{.tile}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_115, &SLOT_99, &SLOT_98, &SLOT_116, &SLOT_100, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 115, 99, 98, 116, 100, 29], table: &SLOTS },
             operands: &OPERANDS_61,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.2d.dst.src.tile::scatter4.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}
         Form { opcode: 24, block: 209, line: 368, text: "cp.async.bulk.tensor.2d.dst.src.tile::scatter4.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_118, &SLOT_99, &SLOT_98, &SLOT_126, &SLOT_100, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 118, 99, 98, 126, 100, 29], table: &SLOTS },
             operands: &OPERANDS_61,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.tensor.{3d, 4d, 5d}.dst.src.im2col_no_offs.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}
         Form { opcode: 24, block: 209, line: 370, text: "cp.async.bulk.tensor.{3d, 4d, 5d}.dst.src.im2col_no_offs.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_114, &SLOT_124, &SLOT_99, &SLOT_98, &SLOT_127, &SLOT_100, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 114, 124, 99, 98, 127, 100, 29], table: &SLOTS },
             operands: &OPERANDS_61,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.tile}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}
         Form { opcode: 24, block: 210, line: 418, text: "cp.reduce.async.bulk.tensor.dim.dst.src.redOp{.tile}.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_114, &SLOT_115, &SLOT_99, &SLOT_98, &SLOT_128, &SLOT_116, &SLOT_100, &SLOT_29],
+            slots: SlotList { ids: &[102, 69, 93, 114, 115, 99, 98, 128, 116, 100, 29], table: &SLOTS },
             operands: &OPERANDS_62,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.tensor.2d.dst.src.redOp.tile::scatter4.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}
         Form { opcode: 24, block: 210, line: 420, text: "cp.reduce.async.bulk.tensor.2d.dst.src.redOp.tile::scatter4.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_114, &SLOT_118, &SLOT_99, &SLOT_98, &SLOT_128, &SLOT_126, &SLOT_100, &SLOT_29],
+            slots: SlotList { ids: &[102, 69, 93, 114, 118, 99, 98, 128, 126, 100, 29], table: &SLOTS },
             operands: &OPERANDS_62,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.reduce.async.bulk.tensor.{3d, 4d, 5d}.dst.src.redOp.im2col_no_offs.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}
         Form { opcode: 24, block: 210, line: 422, text: "cp.reduce.async.bulk.tensor.{3d, 4d, 5d}.dst.src.redOp.im2col_no_offs.completion_mechanism{.level::cache_hint} [tensorMap, tensorCoords], [srcMem] {,cache-policy}",
-            slots: &[&SLOT_102, &SLOT_69, &SLOT_93, &SLOT_114, &SLOT_124, &SLOT_99, &SLOT_98, &SLOT_128, &SLOT_127, &SLOT_100, &SLOT_29],
+            slots: SlotList { ids: &[102, 69, 93, 114, 124, 99, 98, 128, 127, 100, 29], table: &SLOTS },
             operands: &OPERANDS_62,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.prefetch.tensor.dim.L2.src{.tile}{.level::cache_hint} [tensorMap, tensorCoords] {, cache-policy}
         Form { opcode: 24, block: 211, line: 451, text: "cp.async.bulk.prefetch.tensor.dim.L2.src{.tile}{.level::cache_hint} [tensorMap, tensorCoords] {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_112, &SLOT_114, &SLOT_115, &SLOT_113, &SLOT_95, &SLOT_116, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 112, 114, 115, 113, 95, 116, 29], table: &SLOTS },
             operands: &OPERANDS_63,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.prefetch.tensor.2d.L2.src.tile::gather4{.level::cache_hint} [tensorMap, tensorCoords] {, cache-policy}
         Form { opcode: 24, block: 211, line: 453, text: "cp.async.bulk.prefetch.tensor.2d.L2.src.tile::gather4{.level::cache_hint} [tensorMap, tensorCoords] {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_112, &SLOT_114, &SLOT_118, &SLOT_113, &SLOT_95, &SLOT_119, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 112, 114, 118, 113, 95, 119, 29], table: &SLOTS },
             operands: &OPERANDS_63,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.prefetch.tensor.3d.L2.src.im2col{.level::cache_hint} [tensorMap, tensorCoords], {i2cOffW} {, cache-policy}
         Form { opcode: 24, block: 211, line: 455, text: "cp.async.bulk.prefetch.tensor.3d.L2.src.im2col{.level::cache_hint} [tensorMap, tensorCoords], {i2cOffW} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_112, &SLOT_114, &SLOT_120, &SLOT_113, &SLOT_95, &SLOT_121, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 112, 114, 120, 113, 95, 121, 29], table: &SLOTS },
             operands: &OPERANDS_64,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.prefetch.tensor.4d.L2.src.im2col{.level::cache_hint} [tensorMap, tensorCoords], {i2cOffW, i2cOffH} {, cache-policy}
         Form { opcode: 24, block: 211, line: 457, text: "cp.async.bulk.prefetch.tensor.4d.L2.src.im2col{.level::cache_hint} [tensorMap, tensorCoords], {i2cOffW, i2cOffH} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_112, &SLOT_114, &SLOT_122, &SLOT_113, &SLOT_95, &SLOT_121, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 112, 114, 122, 113, 95, 121, 29], table: &SLOTS },
             operands: &OPERANDS_65,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.prefetch.tensor.5d.L2.src.im2col{.level::cache_hint} [tensorMap, tensorCoords], {i2cOffW, i2cOffH, i2cOffD} {, cache-policy}
         Form { opcode: 24, block: 211, line: 459, text: "cp.async.bulk.prefetch.tensor.5d.L2.src.im2col{.level::cache_hint} [tensorMap, tensorCoords], {i2cOffW, i2cOffH, i2cOffD} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_112, &SLOT_114, &SLOT_123, &SLOT_113, &SLOT_95, &SLOT_121, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 112, 114, 123, 113, 95, 121, 29], table: &SLOTS },
             operands: &OPERANDS_66,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.prefetch.tensor.{3d, 4d, 5d}.L2.src.{im2col::w, im2col::w::128}{.level::cache_hint} [tensorMap, tensorCoords], {wHalo, wOffset} {, cache-policy}
         Form { opcode: 24, block: 211, line: 461, text: "cp.async.bulk.prefetch.tensor.{3d, 4d, 5d}.L2.src.{im2col::w, im2col::w::128}{.level::cache_hint} [tensorMap, tensorCoords], {wHalo, wOffset} {, cache-policy}",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_112, &SLOT_114, &SLOT_124, &SLOT_113, &SLOT_95, &SLOT_125, &SLOT_29],
+            slots: SlotList { ids: &[69, 93, 112, 114, 124, 113, 95, 125, 29], table: &SLOTS },
             operands: &OPERANDS_67,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.commit_group
         Form { opcode: 24, block: 212, line: 477, text: "cp.async.bulk.commit_group",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_90],
+            slots: SlotList { ids: &[69, 93, 90], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // cp.async.bulk.wait_group{.read} N
         Form { opcode: 24, block: 213, line: 480, text: "cp.async.bulk.wait_group{.read} N",
-            slots: &[&SLOT_69, &SLOT_93, &SLOT_91, &SLOT_129],
+            slots: SlotList { ids: &[69, 93, 91, 129], table: &SLOTS },
             operands: &OPERANDS_43,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // createpolicy.range{.global}.level::primary_priority{.level::secondary_priority}.b64 cache-policy, [a], primary-size, total-size
         Form { opcode: 25, block: 230, line: 581, text: "createpolicy.range{.global}.level::primary_priority{.level::secondary_priority}.b64 cache-policy, [a], primary-size, total-size",
-            slots: &[&SLOT_130, &SLOT_23, &SLOT_131, &SLOT_132, &SLOT_84],
+            slots: SlotList { ids: &[130, 23, 131, 132, 84], table: &SLOTS },
             operands: &OPERANDS_68,
             shape: Shape::Dst1, effects: Effects::Pure },
         // createpolicy.fractional.level::primary_priority{.level::secondary_priority}.b64 cache-policy{, fraction}
         Form { opcode: 25, block: 230, line: 585, text: "createpolicy.fractional.level::primary_priority{.level::secondary_priority}.b64 cache-policy{, fraction}",
-            slots: &[&SLOT_133, &SLOT_131, &SLOT_132, &SLOT_84],
+            slots: SlotList { ids: &[133, 131, 132, 84], table: &SLOTS },
             operands: &OPERANDS_69,
             shape: Shape::Dst1, effects: Effects::Pure },
         // createpolicy.cvt.L2.b64 cache-policy, access-property
         Form { opcode: 25, block: 230, line: 589, text: "createpolicy.cvt.L2.b64 cache-policy, access-property",
-            slots: &[&SLOT_134, &SLOT_113, &SLOT_84],
+            slots: SlotList { ids: &[134, 113, 84], table: &SLOTS },
             operands: &OPERANDS_70,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.anyrnd}.itype.itype d, a
         Form { opcode: 26, block: 233, line: 654, text: "cvt{.anyrnd}.itype.itype d, a",
-            slots: &[&SLOT_135, &SLOT_136, &SLOT_136],
+            slots: SlotList { ids: &[135, 136, 136], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.anyrnd}.sat.u8.sat_to_u8 d, a
         Form { opcode: 26, block: 233, line: 655, text: "cvt{.anyrnd}.sat.u8.sat_to_u8 d, a",
-            slots: &[&SLOT_135, &SLOT_137, &SLOT_138, &SLOT_139],
+            slots: SlotList { ids: &[135, 137, 138, 139], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.anyrnd}.sat.u16.sat_to_u16 d, a
         Form { opcode: 26, block: 233, line: 656, text: "cvt{.anyrnd}.sat.u16.sat_to_u16 d, a",
-            slots: &[&SLOT_135, &SLOT_137, &SLOT_140, &SLOT_141],
+            slots: SlotList { ids: &[135, 137, 140, 141], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.anyrnd}.sat.u32.sat_to_u32 d, a
         Form { opcode: 26, block: 233, line: 657, text: "cvt{.anyrnd}.sat.u32.sat_to_u32 d, a",
-            slots: &[&SLOT_135, &SLOT_137, &SLOT_55, &SLOT_142],
+            slots: SlotList { ids: &[135, 137, 55, 142], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.anyrnd}.sat.u64.sat_to_u64 d, a
         Form { opcode: 26, block: 233, line: 658, text: "cvt{.anyrnd}.sat.u64.sat_to_u64 d, a",
-            slots: &[&SLOT_135, &SLOT_137, &SLOT_143, &SLOT_144],
+            slots: SlotList { ids: &[135, 137, 143, 144], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.anyrnd}.sat.s8.sat_to_s8 d, a
         Form { opcode: 26, block: 233, line: 659, text: "cvt{.anyrnd}.sat.s8.sat_to_s8 d, a",
-            slots: &[&SLOT_135, &SLOT_137, &SLOT_145, &SLOT_146],
+            slots: SlotList { ids: &[135, 137, 145, 146], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.anyrnd}.sat.s16.sat_to_s16 d, a
         Form { opcode: 26, block: 233, line: 660, text: "cvt{.anyrnd}.sat.s16.sat_to_s16 d, a",
-            slots: &[&SLOT_135, &SLOT_137, &SLOT_147, &SLOT_148],
+            slots: SlotList { ids: &[135, 137, 147, 148], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.anyrnd}.sat.s32.sat_to_s32 d, a
         Form { opcode: 26, block: 233, line: 661, text: "cvt{.anyrnd}.sat.s32.sat_to_s32 d, a",
-            slots: &[&SLOT_135, &SLOT_137, &SLOT_11, &SLOT_149],
+            slots: SlotList { ids: &[135, 137, 11, 149], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.anyrnd}.sat.s64.sat_to_s64 d, a
         Form { opcode: 26, block: 233, line: 662, text: "cvt{.anyrnd}.sat.s64.sat_to_s64 d, a",
-            slots: &[&SLOT_135, &SLOT_137, &SLOT_150, &SLOT_151],
+            slots: SlotList { ids: &[135, 137, 150, 151], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.irnd{.ftz}{.sat}.itype.f32 d, a
         Form { opcode: 26, block: 233, line: 664, text: "cvt.irnd{.ftz}{.sat}.itype.f32 d, a",
-            slots: &[&SLOT_152, &SLOT_1, &SLOT_10, &SLOT_136, &SLOT_2],
+            slots: SlotList { ids: &[152, 1, 10, 136, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.irnd{.sat}.itype.f16f64 d, a
         Form { opcode: 26, block: 233, line: 665, text: "cvt.irnd{.sat}.itype.f16f64 d, a",
-            slots: &[&SLOT_152, &SLOT_10, &SLOT_136, &SLOT_153],
+            slots: SlotList { ids: &[152, 10, 136, 153], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.irnd.itype.bf16 d, a
         Form { opcode: 26, block: 233, line: 666, text: "cvt.irnd.itype.bf16 d, a",
-            slots: &[&SLOT_152, &SLOT_136, &SLOT_6],
+            slots: SlotList { ids: &[152, 136, 6], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd{.ftz}{.sat}.f32.itype d, a
         Form { opcode: 26, block: 233, line: 668, text: "cvt.frnd{.ftz}{.sat}.f32.itype d, a",
-            slots: &[&SLOT_154, &SLOT_1, &SLOT_10, &SLOT_2, &SLOT_136],
+            slots: SlotList { ids: &[154, 1, 10, 2, 136], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd{.sat}.f16f64.itype d, a
         Form { opcode: 26, block: 233, line: 669, text: "cvt.frnd{.sat}.f16f64.itype d, a",
-            slots: &[&SLOT_154, &SLOT_10, &SLOT_153, &SLOT_136],
+            slots: SlotList { ids: &[154, 10, 153, 136], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd.bf16.itype d, a
         Form { opcode: 26, block: 233, line: 670, text: "cvt.frnd.bf16.itype d, a",
-            slots: &[&SLOT_154, &SLOT_6, &SLOT_136],
+            slots: SlotList { ids: &[154, 6, 136], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a
         Form { opcode: 26, block: 233, line: 672, text: "cvt{.irnd}{.ftz}{.sat}.f32.f32 d, a",
-            slots: &[&SLOT_155, &SLOT_1, &SLOT_10, &SLOT_2, &SLOT_2],
+            slots: SlotList { ids: &[155, 1, 10, 2, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.irnd}{.sat}.f16.f16 d, a
         Form { opcode: 26, block: 233, line: 673, text: "cvt{.irnd}{.sat}.f16.f16 d, a",
-            slots: &[&SLOT_155, &SLOT_10, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[155, 10, 4, 4], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.irnd}{.sat}.f64.f64 d, a
         Form { opcode: 26, block: 233, line: 674, text: "cvt{.irnd}{.sat}.f64.f64 d, a",
-            slots: &[&SLOT_155, &SLOT_10, &SLOT_3, &SLOT_3],
+            slots: SlotList { ids: &[155, 10, 3, 3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.irnd}.bf16.bf16 d, a
         Form { opcode: 26, block: 233, line: 675, text: "cvt{.irnd}.bf16.bf16 d, a",
-            slots: &[&SLOT_155, &SLOT_6, &SLOT_6],
+            slots: SlotList { ids: &[155, 6, 6], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.ftz}{.sat}.f32.f16 d, a
         Form { opcode: 26, block: 233, line: 677, text: "cvt{.ftz}{.sat}.f32.f16 d, a",
-            slots: &[&SLOT_1, &SLOT_10, &SLOT_2, &SLOT_4],
+            slots: SlotList { ids: &[1, 10, 2, 4], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.ftz}{.sat}.f64.f32 d, a
         Form { opcode: 26, block: 233, line: 678, text: "cvt{.ftz}{.sat}.f64.f32 d, a",
-            slots: &[&SLOT_1, &SLOT_10, &SLOT_3, &SLOT_2],
+            slots: SlotList { ids: &[1, 10, 3, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.sat}.f64.f16 d, a
         Form { opcode: 26, block: 233, line: 679, text: "cvt{.sat}.f64.f16 d, a",
-            slots: &[&SLOT_10, &SLOT_3, &SLOT_4],
+            slots: SlotList { ids: &[10, 3, 4], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd{.ftz}{.sat}.f16.f32 d, a
         Form { opcode: 26, block: 233, line: 681, text: "cvt.frnd{.ftz}{.sat}.f16.f32 d, a",
-            slots: &[&SLOT_154, &SLOT_1, &SLOT_10, &SLOT_4, &SLOT_2],
+            slots: SlotList { ids: &[154, 1, 10, 4, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd{.sat}.f16.f64 d, a
         Form { opcode: 26, block: 233, line: 682, text: "cvt.frnd{.sat}.f16.f64 d, a",
-            slots: &[&SLOT_154, &SLOT_10, &SLOT_4, &SLOT_3],
+            slots: SlotList { ids: &[154, 10, 4, 3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd{.ftz}{.sat}.f32.f64 d, a
         Form { opcode: 26, block: 233, line: 683, text: "cvt.frnd{.ftz}{.sat}.f32.f64 d, a",
-            slots: &[&SLOT_154, &SLOT_1, &SLOT_10, &SLOT_2, &SLOT_3],
+            slots: SlotList { ids: &[154, 1, 10, 2, 3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd{.ftz}.bf16.f32 d, a
         Form { opcode: 26, block: 233, line: 684, text: "cvt.frnd{.ftz}.bf16.f32 d, a",
-            slots: &[&SLOT_154, &SLOT_1, &SLOT_6, &SLOT_2],
+            slots: SlotList { ids: &[154, 1, 6, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd.bf16.f64 d, a
         Form { opcode: 26, block: 233, line: 685, text: "cvt.frnd.bf16.f64 d, a",
-            slots: &[&SLOT_154, &SLOT_6, &SLOT_3],
+            slots: SlotList { ids: &[154, 6, 3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.frnd}{.ftz}.f32.bf16 d, a
         Form { opcode: 26, block: 233, line: 687, text: "cvt{.frnd}{.ftz}.f32.bf16 d, a",
-            slots: &[&SLOT_156, &SLOT_1, &SLOT_2, &SLOT_6],
+            slots: SlotList { ids: &[156, 1, 2, 6], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.frnd}.f64.bf16 d, a
         Form { opcode: 26, block: 233, line: 688, text: "cvt{.frnd}.f64.bf16 d, a",
-            slots: &[&SLOT_156, &SLOT_3, &SLOT_6],
+            slots: SlotList { ids: &[156, 3, 6], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.frnd}.f16.bf16 d, a
         Form { opcode: 26, block: 233, line: 689, text: "cvt{.frnd}.f16.bf16 d, a",
-            slots: &[&SLOT_156, &SLOT_4, &SLOT_6],
+            slots: SlotList { ids: &[156, 4, 6], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt{.frnd}.bf16.f16 d, a
         Form { opcode: 26, block: 233, line: 690, text: "cvt{.frnd}.bf16.f16 d, a",
-            slots: &[&SLOT_156, &SLOT_6, &SLOT_4],
+            slots: SlotList { ids: &[156, 6, 4], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd2{.relu}{.satfinite}.f16.f32 d, a
         Form { opcode: 26, block: 233, line: 692, text: "cvt.frnd2{.relu}{.satfinite}.f16.f32 d, a",
-            slots: &[&SLOT_157, &SLOT_158, &SLOT_159, &SLOT_4, &SLOT_2],
+            slots: SlotList { ids: &[157, 158, 159, 4, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd2{.relu}{.satfinite}.f16x2.f32 d, a, b
         Form { opcode: 26, block: 233, line: 693, text: "cvt.frnd2{.relu}{.satfinite}.f16x2.f32 d, a, b",
-            slots: &[&SLOT_157, &SLOT_158, &SLOT_159, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[157, 158, 159, 5, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rs{.relu}{.satfinite}.f16x2.f32 d, a, b, rbits
         Form { opcode: 26, block: 233, line: 704, text: "cvt.rs{.relu}{.satfinite}.f16x2.f32 d, a, b, rbits",
-            slots: &[&SLOT_160, &SLOT_158, &SLOT_159, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[160, 158, 159, 5, 2], table: &SLOTS },
             operands: &OPERANDS_71,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd2{.relu}{.satfinite}.bf16.f32 d, a
         Form { opcode: 26, block: 233, line: 706, text: "cvt.frnd2{.relu}{.satfinite}.bf16.f32 d, a",
-            slots: &[&SLOT_157, &SLOT_158, &SLOT_159, &SLOT_6, &SLOT_2],
+            slots: SlotList { ids: &[157, 158, 159, 6, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd2{.relu}{.satfinite}.bf16x2.f32 d, a, b
         Form { opcode: 26, block: 233, line: 707, text: "cvt.frnd2{.relu}{.satfinite}.bf16x2.f32 d, a, b",
-            slots: &[&SLOT_157, &SLOT_158, &SLOT_159, &SLOT_7, &SLOT_2],
+            slots: SlotList { ids: &[157, 158, 159, 7, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rs{.relu}{.satfinite}.bf16x2.f32 d32, af, bf, rbits
         Form { opcode: 26, block: 233, line: 708, text: "cvt.rs{.relu}{.satfinite}.bf16x2.f32 d32, af, bf, rbits",
-            slots: &[&SLOT_160, &SLOT_158, &SLOT_159, &SLOT_7, &SLOT_2],
+            slots: SlotList { ids: &[160, 158, 159, 7, 2], table: &SLOTS },
             operands: &OPERANDS_72,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rna{.satfinite}.tf32.f32 d, a
         Form { opcode: 26, block: 233, line: 710, text: "cvt.rna{.satfinite}.tf32.f32 d, a",
-            slots: &[&SLOT_161, &SLOT_159, &SLOT_162, &SLOT_2],
+            slots: SlotList { ids: &[161, 159, 162, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a
         Form { opcode: 26, block: 233, line: 711, text: "cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a",
-            slots: &[&SLOT_157, &SLOT_159, &SLOT_158, &SLOT_162, &SLOT_2],
+            slots: SlotList { ids: &[157, 159, 158, 162, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b
         Form { opcode: 26, block: 233, line: 713, text: "cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b",
-            slots: &[&SLOT_163, &SLOT_164, &SLOT_158, &SLOT_165, &SLOT_2],
+            slots: SlotList { ids: &[163, 164, 158, 165, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a
         Form { opcode: 26, block: 233, line: 714, text: "cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a",
-            slots: &[&SLOT_163, &SLOT_164, &SLOT_158, &SLOT_165, &SLOT_5],
+            slots: SlotList { ids: &[163, 164, 158, 165, 5], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn{.relu}.f16x2.f8x2type d, a
         Form { opcode: 26, block: 233, line: 715, text: "cvt.rn{.relu}.f16x2.f8x2type d, a",
-            slots: &[&SLOT_163, &SLOT_158, &SLOT_5, &SLOT_165],
+            slots: SlotList { ids: &[163, 158, 5, 165], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rs{.relu}.satfinite.f8x4type.f32 d32, {a, b, e, f}, rbits
         Form { opcode: 26, block: 233, line: 716, text: "cvt.rs{.relu}.satfinite.f8x4type.f32 d32, {a, b, e, f}, rbits",
-            slots: &[&SLOT_160, &SLOT_158, &SLOT_164, &SLOT_166, &SLOT_2],
+            slots: SlotList { ids: &[160, 158, 164, 166, 2], table: &SLOTS },
             operands: &OPERANDS_73,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn.satfinite{.relu}.f4x2type.f32 d8, a, b
         Form { opcode: 26, block: 233, line: 722, text: "cvt.rn.satfinite{.relu}.f4x2type.f32 d8, a, b",
-            slots: &[&SLOT_163, &SLOT_164, &SLOT_158, &SLOT_167, &SLOT_2],
+            slots: SlotList { ids: &[163, 164, 158, 167, 2], table: &SLOTS },
             operands: &OPERANDS_74,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn.satfinite{.relu}.f4x2type.fp16x2type d8, a
         Form { opcode: 26, block: 233, line: 723, text: "cvt.rn.satfinite{.relu}.f4x2type.fp16x2type d8, a",
-            slots: &[&SLOT_163, &SLOT_164, &SLOT_158, &SLOT_167, &SLOT_168],
+            slots: SlotList { ids: &[163, 164, 158, 167, 168], table: &SLOTS },
             operands: &OPERANDS_75,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn{.relu}.f16x2.f4x2type d, a8
         Form { opcode: 26, block: 233, line: 724, text: "cvt.rn{.relu}.f16x2.f4x2type d, a8",
-            slots: &[&SLOT_163, &SLOT_158, &SLOT_5, &SLOT_167],
+            slots: SlotList { ids: &[163, 158, 5, 167], table: &SLOTS },
             operands: &OPERANDS_76,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rs{.relu}.satfinite.f4x4type.f32 d16, {a, b, e, f}, rbits
         Form { opcode: 26, block: 233, line: 725, text: "cvt.rs{.relu}.satfinite.f4x4type.f32 d16, {a, b, e, f}, rbits",
-            slots: &[&SLOT_160, &SLOT_158, &SLOT_164, &SLOT_169, &SLOT_2],
+            slots: SlotList { ids: &[160, 158, 164, 169, 2], table: &SLOTS },
             operands: &OPERANDS_77,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b
         Form { opcode: 26, block: 233, line: 727, text: "cvt.rn.satfinite{.relu}.f6x2type.f32 d, a, b",
-            slots: &[&SLOT_163, &SLOT_164, &SLOT_158, &SLOT_170, &SLOT_2],
+            slots: SlotList { ids: &[163, 164, 158, 170, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn.satfinite{.relu}.f6x2type.fp16x2type d, a
         Form { opcode: 26, block: 233, line: 728, text: "cvt.rn.satfinite{.relu}.f6x2type.fp16x2type d, a",
-            slots: &[&SLOT_163, &SLOT_164, &SLOT_158, &SLOT_170, &SLOT_168],
+            slots: SlotList { ids: &[163, 164, 158, 170, 168], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn{.relu}.f16x2.f6x2type d, a
         Form { opcode: 26, block: 233, line: 729, text: "cvt.rn{.relu}.f16x2.f6x2type d, a",
-            slots: &[&SLOT_163, &SLOT_158, &SLOT_5, &SLOT_170],
+            slots: SlotList { ids: &[163, 158, 5, 170], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rs{.relu}.satfinite.f6x4type.f32 d32, {a, b, e, f}, rbits
         Form { opcode: 26, block: 233, line: 730, text: "cvt.rs{.relu}.satfinite.f6x4type.f32 d32, {a, b, e, f}, rbits",
-            slots: &[&SLOT_160, &SLOT_158, &SLOT_164, &SLOT_171, &SLOT_2],
+            slots: SlotList { ids: &[160, 158, 164, 171, 2], table: &SLOTS },
             operands: &OPERANDS_73,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b
         Form { opcode: 26, block: 233, line: 732, text: "cvt.frnd3{.satfinite}.ue8m0x2.f32 d, a, b",
-            slots: &[&SLOT_172, &SLOT_159, &SLOT_173, &SLOT_2],
+            slots: SlotList { ids: &[172, 159, 173, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a
         Form { opcode: 26, block: 233, line: 733, text: "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2 d, a",
-            slots: &[&SLOT_172, &SLOT_159, &SLOT_173, &SLOT_7],
+            slots: SlotList { ids: &[172, 159, 173, 7], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn.bf16x2.ue8m0x2 d, a
         Form { opcode: 26, block: 233, line: 734, text: "cvt.rn.bf16x2.ue8m0x2 d, a",
-            slots: &[&SLOT_163, &SLOT_7, &SLOT_173],
+            slots: SlotList { ids: &[163, 7, 173], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn.satfinite{.relu}{.scaled::n2::ue8m0}.s2f6x2.f32 d16, af, bf{, scale-factor}
         Form { opcode: 26, block: 233, line: 744, text: "cvt.rn.satfinite{.relu}{.scaled::n2::ue8m0}.s2f6x2.f32 d16, af, bf{, scale-factor}",
-            slots: &[&SLOT_163, &SLOT_164, &SLOT_158, &SLOT_174, &SLOT_175, &SLOT_2],
+            slots: SlotList { ids: &[163, 164, 158, 174, 175, 2], table: &SLOTS },
             operands: &OPERANDS_78,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn.satfinite{.relu}{.scaled::n2::ue8m0}.s2f6x2.bf16x2 d16, a32{, scale-factor}
         Form { opcode: 26, block: 233, line: 745, text: "cvt.rn.satfinite{.relu}{.scaled::n2::ue8m0}.s2f6x2.bf16x2 d16, a32{, scale-factor}",
-            slots: &[&SLOT_163, &SLOT_164, &SLOT_158, &SLOT_174, &SLOT_175, &SLOT_7],
+            slots: SlotList { ids: &[163, 164, 158, 174, 175, 7], table: &SLOTS },
             operands: &OPERANDS_79,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.rn{.satfinite}{.relu}{.scaled::n2::ue8m0}.bf16x2.s2f6x2 d32, a16{, scale-factor}
         Form { opcode: 26, block: 233, line: 746, text: "cvt.rn{.satfinite}{.relu}{.scaled::n2::ue8m0}.bf16x2.s2f6x2 d32, a16{, scale-factor}",
-            slots: &[&SLOT_163, &SLOT_159, &SLOT_158, &SLOT_174, &SLOT_7, &SLOT_175],
+            slots: SlotList { ids: &[163, 159, 158, 174, 7, 175], table: &SLOTS },
             operands: &OPERANDS_80,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.pack.sat.convertType.abType d, a, b
         Form { opcode: 26, block: 234, line: 782, text: "cvt.pack.sat.convertType.abType d, a, b",
-            slots: &[&SLOT_176, &SLOT_137, &SLOT_177, &SLOT_178],
+            slots: SlotList { ids: &[176, 137, 177, 178], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvt.pack.sat.convertType.abType.cType d, a, b, c
         Form { opcode: 26, block: 234, line: 786, text: "cvt.pack.sat.convertType.abType.cType d, a, b, c",
-            slots: &[&SLOT_176, &SLOT_137, &SLOT_179, &SLOT_178, &SLOT_180],
+            slots: SlotList { ids: &[176, 137, 179, 178, 180], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvta.space.size p, a
         Form { opcode: 27, block: 232, line: 614, text: "cvta.space.size p, a",
-            slots: &[&SLOT_181, &SLOT_182],
+            slots: SlotList { ids: &[181, 182], table: &SLOTS },
             operands: &OPERANDS_81,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvta.space.size p, var
         Form { opcode: 27, block: 232, line: 615, text: "cvta.space.size p, var",
-            slots: &[&SLOT_181, &SLOT_182],
+            slots: SlotList { ids: &[181, 182], table: &SLOTS },
             operands: &OPERANDS_82,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvta.space.size p, var+imm
         Form { opcode: 27, block: 232, line: 616, text: "cvta.space.size p, var+imm",
-            slots: &[&SLOT_181, &SLOT_182],
+            slots: SlotList { ids: &[181, 182], table: &SLOTS },
             operands: &OPERANDS_82,
             shape: Shape::Dst1, effects: Effects::Pure },
         // cvta.to.space.size p, ga
         Form { opcode: 27, block: 232, line: 619, text: "cvta.to.space.size p, ga",
-            slots: &[&SLOT_183, &SLOT_181, &SLOT_182],
+            slots: SlotList { ids: &[183, 181, 182], table: &SLOTS },
             operands: &OPERANDS_83,
             shape: Shape::Dst1, effects: Effects::Pure },
         // discard{.global}.level [a], size
         Form { opcode: 28, block: 229, line: 569, text: "discard{.global}.level [a], size",
-            slots: &[&SLOT_23, &SLOT_184],
+            slots: SlotList { ids: &[23, 184], table: &SLOTS },
             operands: &OPERANDS_8,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // div.type d, a, b
         Form { opcode: 29, block: 8, line: 71, text: "div.type d, a, b",
-            slots: &[&SLOT_9],
+            slots: SlotList { ids: &[9], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // div.approx{.ftz}.f32 d, a, b
         Form { opcode: 29, block: 158, line: 87, text: "div.approx{.ftz}.f32 d, a, b",
-            slots: &[&SLOT_80, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[80, 1, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // div.full{.ftz}.f32 d, a, b
         Form { opcode: 29, block: 158, line: 88, text: "div.full{.ftz}.f32 d, a, b",
-            slots: &[&SLOT_185, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[185, 1, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // div.rnd{.ftz}.f32 d, a, b
         Form { opcode: 29, block: 158, line: 89, text: "div.rnd{.ftz}.f32 d, a, b",
-            slots: &[&SLOT_186, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[186, 1, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // div.rnd.f64 d, a, b
         Form { opcode: 29, block: 158, line: 90, text: "div.rnd.f64 d, a, b",
-            slots: &[&SLOT_186, &SLOT_3],
+            slots: SlotList { ids: &[186, 3], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // dp2a.mode.atype.btype d, a, b, c
         Form { opcode: 30, block: 26, line: 190, text: "dp2a.mode.atype.btype d, a, b, c",
-            slots: &[&SLOT_187, &SLOT_188, &SLOT_189],
+            slots: SlotList { ids: &[187, 188, 189], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // dp4a.atype.btype d, a, b, c
         Form { opcode: 31, block: 25, line: 185, text: "dp4a.atype.btype d, a, b, c",
-            slots: &[&SLOT_188, &SLOT_189],
+            slots: SlotList { ids: &[188, 189], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // elect.sync d|p, membermask
         Form { opcode: 32, block: 60, line: 438, text: "elect.sync d|p, membermask",
-            slots: &[&SLOT_51],
+            slots: SlotList { ids: &[51], table: &SLOTS },
             operands: &OPERANDS_84,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ex2.approx{.ftz}.f32 d, a
         Form { opcode: 33, block: 171, line: 146, text: "ex2.approx{.ftz}.f32 d, a",
-            slots: &[&SLOT_80, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[80, 1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // ex2.approx.atype d, a
         Form { opcode: 33, block: 182, line: 70, text: "ex2.approx.atype d, a",
-            slots: &[&SLOT_80, &SLOT_190],
+            slots: SlotList { ids: &[80, 190], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // ex2.approx.ftz.btype d, a
         Form { opcode: 33, block: 182, line: 71, text: "ex2.approx.ftz.btype d, a",
-            slots: &[&SLOT_80, &SLOT_191, &SLOT_192],
+            slots: SlotList { ids: &[80, 191, 192], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // exit
         Form { opcode: 34, block: 39, line: 37, text: "exit",
-            slots: &[],
+            slots: SlotList { ids: &[], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence{.sem}.scope
         Form { opcode: 35, block: 43, line: 40, text: "fence{.sem}.scope",
-            slots: &[&SLOT_193, &SLOT_194],
+            slots: SlotList { ids: &[193, 194], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.acquire.sync_restrict::shared::cluster.cluster
         Form { opcode: 35, block: 43, line: 43, text: "fence.acquire.sync_restrict::shared::cluster.cluster",
-            slots: &[&SLOT_195, &SLOT_196, &SLOT_60],
+            slots: SlotList { ids: &[195, 196, 60], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.release.sync_restrict::shared::cta.cluster
         Form { opcode: 35, block: 43, line: 44, text: "fence.release.sync_restrict::shared::cta.cluster",
-            slots: &[&SLOT_197, &SLOT_198, &SLOT_60],
+            slots: SlotList { ids: &[197, 198, 60], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.op_restrict.release.cluster
         Form { opcode: 35, block: 43, line: 47, text: "fence.op_restrict.release.cluster",
-            slots: &[&SLOT_199, &SLOT_197, &SLOT_60],
+            slots: SlotList { ids: &[199, 197, 60], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.proxy.proxykind
         Form { opcode: 35, block: 43, line: 50, text: "fence.proxy.proxykind",
-            slots: &[&SLOT_200, &SLOT_201],
+            slots: SlotList { ids: &[200, 201], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.proxy.proxykind
         Form { opcode: 35, block: 43, line: 50, text: "fence.proxy.proxykind",
-            slots: &[&SLOT_200, &SLOT_69],
+            slots: SlotList { ids: &[200, 69], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.proxy.proxykind
         Form { opcode: 35, block: 43, line: 50, text: "fence.proxy.proxykind",
-            slots: &[&SLOT_200, &SLOT_69, &SLOT_87],
+            slots: SlotList { ids: &[200, 69, 87], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.proxy.proxykind
         Form { opcode: 35, block: 43, line: 50, text: "fence.proxy.proxykind",
-            slots: &[&SLOT_200, &SLOT_69, &SLOT_202],
+            slots: SlotList { ids: &[200, 69, 202], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.proxy.to_proxykind::from_proxykind.release.scope
         Form { opcode: 35, block: 43, line: 53, text: "fence.proxy.to_proxykind::from_proxykind.release.scope",
-            slots: &[&SLOT_200, &SLOT_203, &SLOT_197, &SLOT_194],
+            slots: SlotList { ids: &[200, 203, 197, 194], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.proxy.to_proxykind::from_proxykind.acquire.scope [addr], size
         Form { opcode: 35, block: 43, line: 54, text: "fence.proxy.to_proxykind::from_proxykind.acquire.scope [addr], size",
-            slots: &[&SLOT_200, &SLOT_203, &SLOT_195, &SLOT_194],
+            slots: SlotList { ids: &[200, 203, 195, 194], table: &SLOTS },
             operands: &OPERANDS_85,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster
         Form { opcode: 35, block: 43, line: 55, text: "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster",
-            slots: &[&SLOT_200, &SLOT_204, &SLOT_195, &SLOT_196, &SLOT_60],
+            slots: SlotList { ids: &[200, 204, 195, 196, 60], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster
         Form { opcode: 35, block: 43, line: 56, text: "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster",
-            slots: &[&SLOT_200, &SLOT_204, &SLOT_197, &SLOT_198, &SLOT_60],
+            slots: SlotList { ids: &[200, 204, 197, 198, 60], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // fma.rnd{.ftz}{.sat}.f32 d, a, b, c
         Form { opcode: 36, block: 155, line: 64, text: "fma.rnd{.ftz}{.sat}.f32 d, a, b, c",
-            slots: &[&SLOT_186, &SLOT_1, &SLOT_10, &SLOT_2],
+            slots: SlotList { ids: &[186, 1, 10, 2], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd.f64 d, a, b, c
         Form { opcode: 36, block: 155, line: 65, text: "fma.rnd.f64 d, a, b, c",
-            slots: &[&SLOT_186, &SLOT_3],
+            slots: SlotList { ids: &[186, 3], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd{.ftz}.f32x2 d, a, b, c
         Form { opcode: 36, block: 156, line: 70, text: "fma.rnd{.ftz}.f32x2 d, a, b, c",
-            slots: &[&SLOT_186, &SLOT_1, &SLOT_16],
+            slots: SlotList { ids: &[186, 1, 16], table: &SLOTS },
             operands: &OPERANDS_86,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd{.ftz}{.sat}.f16 d, a, b, c
         Form { opcode: 36, block: 176, line: 30, text: "fma.rnd{.ftz}{.sat}.f16 d, a, b, c",
-            slots: &[&SLOT_205, &SLOT_1, &SLOT_10, &SLOT_4],
+            slots: SlotList { ids: &[205, 1, 10, 4], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd{.ftz}{.sat}.f16x2 d, a, b, c
         Form { opcode: 36, block: 176, line: 31, text: "fma.rnd{.ftz}{.sat}.f16x2 d, a, b, c",
-            slots: &[&SLOT_205, &SLOT_1, &SLOT_10, &SLOT_5],
+            slots: SlotList { ids: &[205, 1, 10, 5], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd{.ftz}.relu.f16 d, a, b, c
         Form { opcode: 36, block: 176, line: 32, text: "fma.rnd{.ftz}.relu.f16 d, a, b, c",
-            slots: &[&SLOT_205, &SLOT_1, &SLOT_206, &SLOT_4],
+            slots: SlotList { ids: &[205, 1, 206, 4], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd{.ftz}.relu.f16x2 d, a, b, c
         Form { opcode: 36, block: 176, line: 33, text: "fma.rnd{.ftz}.relu.f16x2 d, a, b, c",
-            slots: &[&SLOT_205, &SLOT_1, &SLOT_206, &SLOT_5],
+            slots: SlotList { ids: &[205, 1, 206, 5], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd{.relu}.bf16 d, a, b, c
         Form { opcode: 36, block: 176, line: 34, text: "fma.rnd{.relu}.bf16 d, a, b, c",
-            slots: &[&SLOT_205, &SLOT_158, &SLOT_6],
+            slots: SlotList { ids: &[205, 158, 6], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd{.relu}.bf16x2 d, a, b, c
         Form { opcode: 36, block: 176, line: 35, text: "fma.rnd{.relu}.bf16x2 d, a, b, c",
-            slots: &[&SLOT_205, &SLOT_158, &SLOT_7],
+            slots: SlotList { ids: &[205, 158, 7], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd.oob.{relu}.type d, a, b, c
         Form { opcode: 36, block: 176, line: 36, text: "fma.rnd.oob.{relu}.type d, a, b, c",
-            slots: &[&SLOT_205, &SLOT_207, &SLOT_208, &SLOT_209],
+            slots: SlotList { ids: &[205, 207, 208, 209], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fma.rnd{.sat}.f32.abtype d, a, b, c
         Form { opcode: 36, block: 185, line: 21, text: "fma.rnd{.sat}.f32.abtype d, a, b, c",
-            slots: &[&SLOT_186, &SLOT_10, &SLOT_2, &SLOT_210],
+            slots: SlotList { ids: &[186, 10, 2, 210], table: &SLOTS },
             operands: &OPERANDS_87,
             shape: Shape::Dst1, effects: Effects::Pure },
         // fns.b32 d, mask, base, offset
         Form { opcode: 37, block: 19, line: 150, text: "fns.b32 d, mask, base, offset",
-            slots: &[&SLOT_8],
+            slots: SlotList { ids: &[8], table: &SLOTS },
             operands: &OPERANDS_88,
             shape: Shape::Dst1, effects: Effects::Pure },
         // getctarank{.space}.u32 d, a32
         Form { opcode: 38, block: 236, line: 830, text: "getctarank{.space}.u32 d, a32",
-            slots: &[&SLOT_211, &SLOT_55],
+            slots: SlotList { ids: &[211, 55], table: &SLOTS },
             operands: &OPERANDS_89,
             shape: Shape::Dst1, effects: Effects::Pure },
         // getctarank{.space}.u64 d, a64
         Form { opcode: 38, block: 236, line: 831, text: "getctarank{.space}.u64 d, a64",
-            slots: &[&SLOT_211, &SLOT_143],
+            slots: SlotList { ids: &[211, 143], table: &SLOTS },
             operands: &OPERANDS_90,
             shape: Shape::Dst1, effects: Effects::Pure },
         // griddepcontrol.action
         Form { opcode: 39, block: 59, line: 433, text: "griddepcontrol.action",
-            slots: &[&SLOT_212],
+            slots: SlotList { ids: &[212], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // isspacep.space p, a32
         Form { opcode: 40, block: 231, line: 604, text: "isspacep.space p, a32",
-            slots: &[&SLOT_181],
+            slots: SlotList { ids: &[181], table: &SLOTS },
             operands: &OPERANDS_91,
             shape: Shape::Dst1, effects: Effects::Pure },
         // isspacep.space p, a64
         Form { opcode: 40, block: 231, line: 605, text: "isspacep.space p, a64",
-            slots: &[&SLOT_181],
+            slots: SlotList { ids: &[181], table: &SLOTS },
             operands: &OPERANDS_92,
             shape: Shape::Dst1, effects: Effects::Pure },
         // istypep.type p, a
         Form { opcode: 41, block: 30, line: 128, text: "istypep.type p, a",
-            slots: &[&SLOT_213],
+            slots: SlotList { ids: &[213], table: &SLOTS },
             operands: &OPERANDS_93,
             shape: Shape::Dst1, effects: Effects::Pure },
         // ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 61, text: "ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_215, &SLOT_29, &SLOT_88, &SLOT_216],
+            slots: SlotList { ids: &[214, 23, 215, 29, 88, 216], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 61, text: "ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_215, &SLOT_29, &SLOT_88, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[214, 23, 215, 29, 88, 217, 218], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 61, text: "ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_215, &SLOT_29, &SLOT_88, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 215, 29, 88, 219, 220], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 61, text: "ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_215, &SLOT_29, &SLOT_88, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 215, 29, 88, 221, 222], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 61, text: "ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_215, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 215, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 61, text: "ld{.weak}{.global}{.cop}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_215, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 215, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}.cop.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 62, text: "ld{.weak}{.global}.cop.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_224, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 224, 225, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}.cop.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 62, text: "ld{.weak}{.global}.cop.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_224, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 224, 225, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 63, text: "ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_216],
+            slots: SlotList { ids: &[214, 23, 226, 29, 88, 216], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 63, text: "ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[214, 23, 226, 29, 88, 217, 218], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 63, text: "ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 226, 29, 88, 219, 220], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 63, text: "ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 226, 29, 88, 221, 222], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 63, text: "ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 226, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 63, text: "ld{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 226, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 64, text: "ld{.weak}{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 226, 225, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 64, text: "ld{.weak}{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 226, 225, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_94,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}.ss{.cop}.vtype128 d, [ax]
         Form { opcode: 42, block: 220, line: 66, text: "ld{.weak}.ss{.cop}.vtype128 d, [ax]",
-            slots: &[&SLOT_214, &SLOT_227, &SLOT_215, &SLOT_216],
+            slots: SlotList { ids: &[214, 227, 215, 216], table: &SLOTS },
             operands: &OPERANDS_95,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}.ss{.cop}.vtype128 d, [ax]
         Form { opcode: 42, block: 220, line: 66, text: "ld{.weak}.ss{.cop}.vtype128 d, [ax]",
-            slots: &[&SLOT_214, &SLOT_227, &SLOT_215, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[214, 227, 215, 217, 218], table: &SLOTS },
             operands: &OPERANDS_95,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}.ss{.cop}.vtype128 d, [ax]
         Form { opcode: 42, block: 220, line: 66, text: "ld{.weak}.ss{.cop}.vtype128 d, [ax]",
-            slots: &[&SLOT_214, &SLOT_227, &SLOT_215, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[214, 227, 215, 219, 220], table: &SLOTS },
             operands: &OPERANDS_95,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld{.weak}.ss{.cop}.vtype128 d, [ax]
         Form { opcode: 42, block: 220, line: 66, text: "ld{.weak}.ss{.cop}.vtype128 d, [ax]",
-            slots: &[&SLOT_214, &SLOT_227, &SLOT_215, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[214, 227, 215, 221, 222], table: &SLOTS },
             operands: &OPERANDS_95,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}
         Form { opcode: 42, block: 220, line: 68, text: "ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_88, &SLOT_216],
+            slots: SlotList { ids: &[228, 23, 88, 216], table: &SLOTS },
             operands: &OPERANDS_96,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}
         Form { opcode: 42, block: 220, line: 68, text: "ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_88, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[228, 23, 88, 217, 218], table: &SLOTS },
             operands: &OPERANDS_96,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}
         Form { opcode: 42, block: 220, line: 68, text: "ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_88, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[228, 23, 88, 219, 220], table: &SLOTS },
             operands: &OPERANDS_96,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}
         Form { opcode: 42, block: 220, line: 68, text: "ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_88, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[228, 23, 88, 221, 222], table: &SLOTS },
             operands: &OPERANDS_96,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}
         Form { opcode: 42, block: 220, line: 68, text: "ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[228, 23, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_96,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}
         Form { opcode: 42, block: 220, line: 68, text: "ld.volatile{.global}{.level::prefetch_size}.vtype d, [ag]{.unified}",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[228, 23, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_96,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile{.global}.level2::eviction_priority{.level::prefetch_size}.vtype256 d, [ag]{.unified}
         Form { opcode: 42, block: 220, line: 69, text: "ld.volatile{.global}.level2::eviction_priority{.level::prefetch_size}.vtype256 d, [ag]{.unified}",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_225, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[228, 23, 225, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_96,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile{.global}.level2::eviction_priority{.level::prefetch_size}.vtype256 d, [ag]{.unified}
         Form { opcode: 42, block: 220, line: 69, text: "ld.volatile{.global}.level2::eviction_priority{.level::prefetch_size}.vtype256 d, [ag]{.unified}",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_225, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[228, 23, 225, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_96,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile.volatile_ss.vtype128 d, [av]
         Form { opcode: 42, block: 220, line: 70, text: "ld.volatile.volatile_ss.vtype128 d, [av]",
-            slots: &[&SLOT_228, &SLOT_229, &SLOT_216],
+            slots: SlotList { ids: &[228, 229, 216], table: &SLOTS },
             operands: &OPERANDS_97,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile.volatile_ss.vtype128 d, [av]
         Form { opcode: 42, block: 220, line: 70, text: "ld.volatile.volatile_ss.vtype128 d, [av]",
-            slots: &[&SLOT_228, &SLOT_229, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[228, 229, 217, 218], table: &SLOTS },
             operands: &OPERANDS_97,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile.volatile_ss.vtype128 d, [av]
         Form { opcode: 42, block: 220, line: 70, text: "ld.volatile.volatile_ss.vtype128 d, [av]",
-            slots: &[&SLOT_228, &SLOT_229, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[228, 229, 219, 220], table: &SLOTS },
             operands: &OPERANDS_97,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.volatile.volatile_ss.vtype128 d, [av]
         Form { opcode: 42, block: 220, line: 70, text: "ld.volatile.volatile_ss.vtype128 d, [av]",
-            slots: &[&SLOT_228, &SLOT_229, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[228, 229, 221, 222], table: &SLOTS },
             operands: &OPERANDS_97,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 72, text: "ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_216],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 88, 216], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 72, text: "ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 88, 217, 218], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 72, text: "ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 88, 219, 220], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 72, text: "ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 88, 221, 222], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 72, text: "ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 72, text: "ld.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 73, text: "ld.relaxed.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[230, 194, 23, 226, 225, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 73, text: "ld.relaxed.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[230, 194, 23, 226, 225, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope.shared_ss.vtype128 d, [ash]
         Form { opcode: 42, block: 220, line: 74, text: "ld.relaxed.scope.shared_ss.vtype128 d, [ash]",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_231, &SLOT_216],
+            slots: SlotList { ids: &[230, 194, 231, 216], table: &SLOTS },
             operands: &OPERANDS_99,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope.shared_ss.vtype128 d, [ash]
         Form { opcode: 42, block: 220, line: 74, text: "ld.relaxed.scope.shared_ss.vtype128 d, [ash]",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_231, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[230, 194, 231, 217, 218], table: &SLOTS },
             operands: &OPERANDS_99,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope.shared_ss.vtype128 d, [ash]
         Form { opcode: 42, block: 220, line: 74, text: "ld.relaxed.scope.shared_ss.vtype128 d, [ash]",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_231, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[230, 194, 231, 219, 220], table: &SLOTS },
             operands: &OPERANDS_99,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.relaxed.scope.shared_ss.vtype128 d, [ash]
         Form { opcode: 42, block: 220, line: 74, text: "ld.relaxed.scope.shared_ss.vtype128 d, [ash]",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_231, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[230, 194, 231, 221, 222], table: &SLOTS },
             operands: &OPERANDS_99,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 76, text: "ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_216],
+            slots: SlotList { ids: &[195, 194, 23, 226, 29, 88, 216], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 76, text: "ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[195, 194, 23, 226, 29, 88, 217, 218], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 76, text: "ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[195, 194, 23, 226, 29, 88, 219, 220], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 76, text: "ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[195, 194, 23, 226, 29, 88, 221, 222], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 76, text: "ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[195, 194, 23, 226, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 76, text: "ld.acquire.scope{.global}{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[195, 194, 23, 226, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 77, text: "ld.acquire.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[195, 194, 23, 226, 225, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 220, line: 77, text: "ld.acquire.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[195, 194, 23, 226, 225, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_98,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope.shared_ss.vtype128 d, [ash]
         Form { opcode: 42, block: 220, line: 78, text: "ld.acquire.scope.shared_ss.vtype128 d, [ash]",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_231, &SLOT_216],
+            slots: SlotList { ids: &[195, 194, 231, 216], table: &SLOTS },
             operands: &OPERANDS_99,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope.shared_ss.vtype128 d, [ash]
         Form { opcode: 42, block: 220, line: 78, text: "ld.acquire.scope.shared_ss.vtype128 d, [ash]",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_231, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[195, 194, 231, 217, 218], table: &SLOTS },
             operands: &OPERANDS_99,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope.shared_ss.vtype128 d, [ash]
         Form { opcode: 42, block: 220, line: 78, text: "ld.acquire.scope.shared_ss.vtype128 d, [ash]",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_231, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[195, 194, 231, 219, 220], table: &SLOTS },
             operands: &OPERANDS_99,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.acquire.scope.shared_ss.vtype128 d, [ash]
         Form { opcode: 42, block: 220, line: 78, text: "ld.acquire.scope.shared_ss.vtype128 d, [ash]",
-            slots: &[&SLOT_195, &SLOT_194, &SLOT_231, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[195, 194, 231, 221, 222], table: &SLOTS },
             operands: &OPERANDS_99,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.mmio.relaxed.sys{.global}.type d, [ag]{.unified}
         Form { opcode: 42, block: 220, line: 80, text: "ld.mmio.relaxed.sys{.global}.type d, [ag]{.unified}",
-            slots: &[&SLOT_232, &SLOT_230, &SLOT_233, &SLOT_23, &SLOT_216],
+            slots: SlotList { ids: &[232, 230, 233, 23, 216], table: &SLOTS },
             operands: &OPERANDS_100,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 135, text: "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_234, &SLOT_235, &SLOT_29, &SLOT_88, &SLOT_216],
+            slots: SlotList { ids: &[87, 234, 235, 29, 88, 216], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 135, text: "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_234, &SLOT_235, &SLOT_29, &SLOT_88, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[87, 234, 235, 29, 88, 217, 218], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 135, text: "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_234, &SLOT_235, &SLOT_29, &SLOT_88, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[87, 234, 235, 29, 88, 219, 220], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 135, text: "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_234, &SLOT_235, &SLOT_29, &SLOT_88, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[87, 234, 235, 29, 88, 221, 222], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 135, text: "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_234, &SLOT_235, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[87, 234, 235, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 135, text: "ld.global{.cop}.nc{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_234, &SLOT_235, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[87, 234, 235, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.cop.nc.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 136, text: "ld.global.cop.nc.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_236, &SLOT_235, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[87, 236, 235, 225, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.cop.nc.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 136, text: "ld.global.cop.nc.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_236, &SLOT_235, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[87, 236, 235, 225, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 138, text: "ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_235, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_216],
+            slots: SlotList { ids: &[87, 235, 226, 29, 88, 216], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 138, text: "ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_235, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[87, 235, 226, 29, 88, 217, 218], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 138, text: "ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_235, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[87, 235, 226, 29, 88, 219, 220], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 138, text: "ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_235, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[87, 235, 226, 29, 88, 221, 222], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 138, text: "ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_235, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[87, 235, 226, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 138, text: "ld.global.nc{.level1::eviction_priority}{.level::cache_hint}{.level::prefetch_size}.vtype d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_235, &SLOT_226, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[87, 235, 226, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.nc{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 139, text: "ld.global.nc{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_235, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[87, 235, 226, 225, 29, 88, 223, 220], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ld.global.nc{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}
         Form { opcode: 42, block: 221, line: 139, text: "ld.global.nc{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}{.level::prefetch_size}.vtype256 d, [ag]{.unified}{, cache-policy}",
-            slots: &[&SLOT_87, &SLOT_235, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_88, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[87, 235, 226, 225, 29, 88, 76, 222], table: &SLOTS },
             operands: &OPERANDS_101,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ldmatrix.sync.aligned.m8n8.num{.trans}{.ss}.b16 r, [p]
         Form { opcode: 43, block: 92, line: 353, text: "ldmatrix.sync.aligned.m8n8.num{.trans}{.ss}.b16 r, [p]",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_238, &SLOT_239, &SLOT_240, &SLOT_241, &SLOT_36],
+            slots: SlotList { ids: &[51, 237, 238, 239, 240, 241, 36], table: &SLOTS },
             operands: &OPERANDS_102,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ldmatrix.sync.aligned.m16n16.num16.trans{.ss}.b8 r, [p]
         Form { opcode: 43, block: 92, line: 354, text: "ldmatrix.sync.aligned.m16n16.num16.trans{.ss}.b8 r, [p]",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_242, &SLOT_243, &SLOT_244, &SLOT_241, &SLOT_245],
+            slots: SlotList { ids: &[51, 237, 242, 243, 244, 241, 245], table: &SLOTS },
             operands: &OPERANDS_102,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ldmatrix.sync.aligned.m8n16.num{.ss}.dst_fmt.src_fmt r, [p]
         Form { opcode: 43, block: 92, line: 356, text: "ldmatrix.sync.aligned.m8n16.num{.ss}.dst_fmt.src_fmt r, [p]",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_246, &SLOT_239, &SLOT_241, &SLOT_247, &SLOT_248],
+            slots: SlotList { ids: &[51, 237, 246, 239, 241, 247, 248], table: &SLOTS },
             operands: &OPERANDS_102,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ldmatrix.sync.aligned.m16n16.num16.trans{.ss}.dst_fmt.src_fmt r, [p]
         Form { opcode: 43, block: 92, line: 357, text: "ldmatrix.sync.aligned.m16n16.num16.trans{.ss}.dst_fmt.src_fmt r, [p]",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_242, &SLOT_243, &SLOT_244, &SLOT_241, &SLOT_247, &SLOT_248],
+            slots: SlotList { ids: &[51, 237, 242, 243, 244, 241, 247, 248], table: &SLOTS },
             operands: &OPERANDS_102,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ldu{.ss}.type d, [a]
         Form { opcode: 44, block: 222, line: 170, text: "ldu{.ss}.type d, [a]",
-            slots: &[&SLOT_249, &SLOT_216],
+            slots: SlotList { ids: &[249, 216], table: &SLOTS },
             operands: &OPERANDS_103,
             shape: Shape::Dst1, effects: Effects::Reads },
         // ldu{.ss}.vec.type d, [a]
         Form { opcode: 44, block: 222, line: 171, text: "ldu{.ss}.vec.type d, [a]",
-            slots: &[&SLOT_249, &SLOT_250, &SLOT_216],
+            slots: SlotList { ids: &[249, 250, 216], table: &SLOTS },
             operands: &OPERANDS_103,
             shape: Shape::Dst1, effects: Effects::Reads },
         // lg2.approx{.ftz}.f32 d, a
         Form { opcode: 45, block: 170, line: 143, text: "lg2.approx{.ftz}.f32 d, a",
-            slots: &[&SLOT_80, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[80, 1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // lop3.b32 d, a, b, c, immLut
         Form { opcode: 46, block: 197, line: 28, text: "lop3.b32 d, a, b, c, immLut",
-            slots: &[&SLOT_8],
+            slots: SlotList { ids: &[8], table: &SLOTS },
             operands: &OPERANDS_104,
             shape: Shape::Dst1, effects: Effects::Pure },
         // lop3.BoolOp.b32 d|p, a, b, c, immLut, q
         Form { opcode: 46, block: 197, line: 29, text: "lop3.BoolOp.b32 d|p, a, b, c, immLut, q",
-            slots: &[&SLOT_251, &SLOT_8],
+            slots: SlotList { ids: &[251, 8], table: &SLOTS },
             operands: &OPERANDS_105,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mad.mode.type d, a, b, c
         Form { opcode: 47, block: 4, line: 42, text: "mad.mode.type d, a, b, c",
-            slots: &[&SLOT_187, &SLOT_9],
+            slots: SlotList { ids: &[187, 9], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mad.wide.wtype d, a, b, c
         Form { opcode: 47, block: 4, line: 43, text: "mad.wide.wtype d, a, b, c",
-            slots: &[&SLOT_252, &SLOT_253],
+            slots: SlotList { ids: &[252, 253], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mad.hi.sat.s32 d, a, b, c
         Form { opcode: 47, block: 4, line: 44, text: "mad.hi.sat.s32 d, a, b, c",
-            slots: &[&SLOT_254, &SLOT_137, &SLOT_11],
+            slots: SlotList { ids: &[254, 137, 11], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mad.{hi,lo}.cc.type d, a, b, c
         Form { opcode: 47, block: 145, line: 25, text: "mad.{hi,lo}.cc.type d, a, b, c",
-            slots: &[&SLOT_255, &SLOT_13, &SLOT_14],
+            slots: SlotList { ids: &[255, 13, 14], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mad{.ftz}{.sat}.f32 d, a, b, c
         Form { opcode: 47, block: 157, line: 80, text: "mad{.ftz}{.sat}.f32 d, a, b, c",
-            slots: &[&SLOT_1, &SLOT_10, &SLOT_2],
+            slots: SlotList { ids: &[1, 10, 2], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mad.rnd{.ftz}{.sat}.f32 d, a, b, c
         Form { opcode: 47, block: 157, line: 81, text: "mad.rnd{.ftz}{.sat}.f32 d, a, b, c",
-            slots: &[&SLOT_186, &SLOT_1, &SLOT_10, &SLOT_2],
+            slots: SlotList { ids: &[186, 1, 10, 2], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mad.rnd.f64 d, a, b, c
         Form { opcode: 47, block: 157, line: 82, text: "mad.rnd.f64 d, a, b, c",
-            slots: &[&SLOT_186, &SLOT_3],
+            slots: SlotList { ids: &[186, 3], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mad24.mode.type d, a, b, c
         Form { opcode: 48, block: 6, line: 58, text: "mad24.mode.type d, a, b, c",
-            slots: &[&SLOT_187, &SLOT_256],
+            slots: SlotList { ids: &[187, 256], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mad24.hi.sat.s32 d, a, b, c
         Form { opcode: 48, block: 6, line: 59, text: "mad24.hi.sat.s32 d, a, b, c",
-            slots: &[&SLOT_254, &SLOT_137, &SLOT_11],
+            slots: SlotList { ids: &[254, 137, 11], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // madc.{hi,lo}{.cc}.type d, a, b, c
         Form { opcode: 49, block: 146, line: 32, text: "madc.{hi,lo}{.cc}.type d, a, b, c",
-            slots: &[&SLOT_255, &SLOT_19, &SLOT_14],
+            slots: SlotList { ids: &[255, 19, 14], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mapa{.space}.u32 d32, a32, b
         Form { opcode: 50, block: 235, line: 807, text: "mapa{.space}.u32 d32, a32, b",
-            slots: &[&SLOT_211, &SLOT_55],
+            slots: SlotList { ids: &[211, 55], table: &SLOTS },
             operands: &OPERANDS_106,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mapa{.space}.u64 d64, a64, b
         Form { opcode: 50, block: 235, line: 808, text: "mapa{.space}.u64 d64, a64, b",
-            slots: &[&SLOT_211, &SLOT_143],
+            slots: SlotList { ids: &[211, 143], table: &SLOTS },
             operands: &OPERANDS_107,
             shape: Shape::Dst1, effects: Effects::Pure },
         // match.any.sync.type d, a, membermask
         Form { opcode: 51, block: 55, line: 400, text: "match.any.sync.type d, a, membermask",
-            slots: &[&SLOT_257, &SLOT_51, &SLOT_44],
+            slots: SlotList { ids: &[257, 51, 44], table: &SLOTS },
             operands: &OPERANDS_108,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // match.all.sync.type d[|p], a, membermask
         Form { opcode: 51, block: 55, line: 401, text: "match.all.sync.type d[|p], a, membermask",
-            slots: &[&SLOT_258, &SLOT_51, &SLOT_44],
+            slots: SlotList { ids: &[258, 51, 44], table: &SLOTS },
             operands: &OPERANDS_109,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // match.any.sync.type d, a, membermask
         Form { opcode: 51, block: 56, line: 407, text: "match.any.sync.type d, a, membermask",
-            slots: &[&SLOT_257, &SLOT_51, &SLOT_259],
+            slots: SlotList { ids: &[257, 51, 259], table: &SLOTS },
             operands: &OPERANDS_110,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // match.all.sync.type d[|p], a, membermask
         Form { opcode: 51, block: 56, line: 408, text: "match.all.sync.type d[|p], a, membermask",
-            slots: &[&SLOT_258, &SLOT_51, &SLOT_259],
+            slots: SlotList { ids: &[258, 51, 259], table: &SLOTS },
             operands: &OPERANDS_111,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // max.atype d, a, b
         Form { opcode: 52, block: 14, line: 113, text: "max.atype d, a, b",
-            slots: &[&SLOT_260],
+            slots: SlotList { ids: &[260], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max{.relu}.btype d, a, b
         Form { opcode: 52, block: 14, line: 114, text: "max{.relu}.btype d, a, b",
-            slots: &[&SLOT_158, &SLOT_261],
+            slots: SlotList { ids: &[158, 261], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max.atype d, a, b
         Form { opcode: 52, block: 15, line: 121, text: "max.atype d, a, b",
-            slots: &[&SLOT_262],
+            slots: SlotList { ids: &[262], table: &SLOTS },
             operands: &OPERANDS_3,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max{.relu}.btype d, a, b
         Form { opcode: 52, block: 15, line: 122, text: "max{.relu}.btype d, a, b",
-            slots: &[&SLOT_158, &SLOT_263],
+            slots: SlotList { ids: &[158, 263], table: &SLOTS },
             operands: &OPERANDS_3,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b
         Form { opcode: 52, block: 162, line: 108, text: "max{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b",
-            slots: &[&SLOT_1, &SLOT_264, &SLOT_265, &SLOT_266, &SLOT_2],
+            slots: SlotList { ids: &[1, 264, 265, 266, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max{.ftz}{.NaN}{.abs}.f32 d, a, b, c
         Form { opcode: 52, block: 162, line: 109, text: "max{.ftz}{.NaN}{.abs}.f32 d, a, b, c",
-            slots: &[&SLOT_1, &SLOT_264, &SLOT_267, &SLOT_2],
+            slots: SlotList { ids: &[1, 264, 267, 2], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max.f64 d, a, b
         Form { opcode: 52, block: 162, line: 110, text: "max.f64 d, a, b",
-            slots: &[&SLOT_3],
+            slots: SlotList { ids: &[3], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max{.ftz}{.NaN}{.xorsign.abs}.f16 d, a, b
         Form { opcode: 52, block: 180, line: 59, text: "max{.ftz}{.NaN}{.xorsign.abs}.f16 d, a, b",
-            slots: &[&SLOT_1, &SLOT_264, &SLOT_265, &SLOT_266, &SLOT_4],
+            slots: SlotList { ids: &[1, 264, 265, 266, 4], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max{.ftz}{.NaN}{.xorsign.abs}.f16x2 d, a, b
         Form { opcode: 52, block: 180, line: 60, text: "max{.ftz}{.NaN}{.xorsign.abs}.f16x2 d, a, b",
-            slots: &[&SLOT_1, &SLOT_264, &SLOT_265, &SLOT_266, &SLOT_5],
+            slots: SlotList { ids: &[1, 264, 265, 266, 5], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max{.NaN}{.xorsign.abs}.bf16 d, a, b
         Form { opcode: 52, block: 180, line: 61, text: "max{.NaN}{.xorsign.abs}.bf16 d, a, b",
-            slots: &[&SLOT_264, &SLOT_265, &SLOT_266, &SLOT_6],
+            slots: SlotList { ids: &[264, 265, 266, 6], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // max{.NaN}{.xorsign.abs}.bf16x2 d, a, b
         Form { opcode: 52, block: 180, line: 62, text: "max{.NaN}{.xorsign.abs}.bf16x2 d, a, b",
-            slots: &[&SLOT_264, &SLOT_265, &SLOT_266, &SLOT_7],
+            slots: SlotList { ids: &[264, 265, 266, 7], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mbarrier.init{.shared{::cta}}.b64 [addr], count
         Form { opcode: 53, block: 61, line: 444, text: "mbarrier.init{.shared{::cta}}.b64 [addr], count",
-            slots: &[&SLOT_268, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[268, 269, 84], table: &SLOTS },
             operands: &OPERANDS_112,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // mbarrier.inval{.shared{::cta}}.b64 [addr]
         Form { opcode: 53, block: 62, line: 459, text: "mbarrier.inval{.shared{::cta}}.b64 [addr]",
-            slots: &[&SLOT_270, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[270, 269, 84], table: &SLOTS },
             operands: &OPERANDS_113,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // mbarrier.expect_tx{.sem.scope}{.space}.b64 [addr], txCount
         Form { opcode: 53, block: 63, line: 469, text: "mbarrier.expect_tx{.sem.scope}{.space}.b64 [addr], txCount",
-            slots: &[&SLOT_271, &SLOT_272, &SLOT_273, &SLOT_274, &SLOT_84],
+            slots: SlotList { ids: &[271, 272, 273, 274, 84], table: &SLOTS },
             operands: &OPERANDS_114,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount
         Form { opcode: 53, block: 64, line: 486, text: "mbarrier.complete_tx{.sem.scope}{.space}.b64 [addr], txCount",
-            slots: &[&SLOT_275, &SLOT_272, &SLOT_273, &SLOT_274, &SLOT_84],
+            slots: SlotList { ids: &[275, 272, 273, 274, 84], table: &SLOTS },
             operands: &OPERANDS_114,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count}
         Form { opcode: 53, block: 65, line: 503, text: "mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count}",
-            slots: &[&SLOT_52, &SLOT_276, &SLOT_273, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[52, 276, 273, 269, 84], table: &SLOTS },
             operands: &OPERANDS_115,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}
         Form { opcode: 53, block: 65, line: 504, text: "mbarrier.arrive{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}",
-            slots: &[&SLOT_52, &SLOT_276, &SLOT_273, &SLOT_277, &SLOT_84],
+            slots: SlotList { ids: &[52, 276, 273, 277, 84], table: &SLOTS },
             operands: &OPERANDS_116,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount
         Form { opcode: 53, block: 65, line: 505, text: "mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount",
-            slots: &[&SLOT_52, &SLOT_271, &SLOT_276, &SLOT_273, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[52, 271, 276, 273, 269, 84], table: &SLOTS },
             operands: &OPERANDS_117,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount
         Form { opcode: 53, block: 65, line: 506, text: "mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount",
-            slots: &[&SLOT_52, &SLOT_271, &SLOT_276, &SLOT_273, &SLOT_277, &SLOT_84],
+            slots: SlotList { ids: &[52, 271, 276, 273, 277, 84], table: &SLOTS },
             operands: &OPERANDS_118,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count
         Form { opcode: 53, block: 65, line: 507, text: "mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count",
-            slots: &[&SLOT_52, &SLOT_278, &SLOT_279, &SLOT_280, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[52, 278, 279, 280, 269, 84], table: &SLOTS },
             operands: &OPERANDS_119,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count}
         Form { opcode: 53, block: 66, line: 530, text: "mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count}",
-            slots: &[&SLOT_281, &SLOT_276, &SLOT_273, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[281, 276, 273, 269, 84], table: &SLOTS },
             operands: &OPERANDS_115,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}
         Form { opcode: 53, block: 66, line: 531, text: "mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}",
-            slots: &[&SLOT_281, &SLOT_276, &SLOT_273, &SLOT_277, &SLOT_84],
+            slots: SlotList { ids: &[281, 276, 273, 277, 84], table: &SLOTS },
             operands: &OPERANDS_116,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count
         Form { opcode: 53, block: 66, line: 532, text: "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count",
-            slots: &[&SLOT_281, &SLOT_271, &SLOT_276, &SLOT_273, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[281, 271, 276, 273, 269, 84], table: &SLOTS },
             operands: &OPERANDS_120,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count
         Form { opcode: 53, block: 66, line: 533, text: "mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count",
-            slots: &[&SLOT_281, &SLOT_271, &SLOT_276, &SLOT_273, &SLOT_277, &SLOT_84],
+            slots: SlotList { ids: &[281, 271, 276, 273, 277, 84], table: &SLOTS },
             operands: &OPERANDS_121,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count
         Form { opcode: 53, block: 66, line: 534, text: "mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count",
-            slots: &[&SLOT_281, &SLOT_278, &SLOT_279, &SLOT_280, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[281, 278, 279, 280, 269, 84], table: &SLOTS },
             operands: &OPERANDS_119,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state
         Form { opcode: 53, block: 68, line: 561, text: "mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state",
-            slots: &[&SLOT_282, &SLOT_283, &SLOT_273, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[282, 283, 273, 269, 84], table: &SLOTS },
             operands: &OPERANDS_122,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity
         Form { opcode: 53, block: 68, line: 562, text: "mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity",
-            slots: &[&SLOT_282, &SLOT_284, &SLOT_283, &SLOT_273, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[282, 284, 283, 273, 269, 84], table: &SLOTS },
             operands: &OPERANDS_123,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint}
         Form { opcode: 53, block: 68, line: 564, text: "mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint}",
-            slots: &[&SLOT_285, &SLOT_283, &SLOT_273, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[285, 283, 273, 269, 84], table: &SLOTS },
             operands: &OPERANDS_124,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint}
         Form { opcode: 53, block: 68, line: 567, text: "mbarrier.try_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity {, suspendTimeHint}",
-            slots: &[&SLOT_285, &SLOT_284, &SLOT_283, &SLOT_273, &SLOT_269, &SLOT_84],
+            slots: SlotList { ids: &[285, 284, 283, 273, 269, 84], table: &SLOTS },
             operands: &OPERANDS_125,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mbarrier.pending_count.b64 count, state
         Form { opcode: 53, block: 69, line: 589, text: "mbarrier.pending_count.b64 count, state",
-            slots: &[&SLOT_286, &SLOT_84],
+            slots: SlotList { ids: &[286, 84], table: &SLOTS },
             operands: &OPERANDS_126,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // membar.level
         Form { opcode: 54, block: 43, line: 59, text: "membar.level",
-            slots: &[&SLOT_287],
+            slots: SlotList { ids: &[287], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // membar.proxy.{alias,async}
         Form { opcode: 54, block: 43, line: 60, text: "membar.proxy.{alias,async}",
-            slots: &[&SLOT_200, &SLOT_288],
+            slots: SlotList { ids: &[200, 288], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // min.atype d, a, b
         Form { opcode: 55, block: 12, line: 93, text: "min.atype d, a, b",
-            slots: &[&SLOT_260],
+            slots: SlotList { ids: &[260], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min{.relu}.btype d, a, b
         Form { opcode: 55, block: 12, line: 94, text: "min{.relu}.btype d, a, b",
-            slots: &[&SLOT_158, &SLOT_261],
+            slots: SlotList { ids: &[158, 261], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min.atype d, a, b
         Form { opcode: 55, block: 13, line: 101, text: "min.atype d, a, b",
-            slots: &[&SLOT_262],
+            slots: SlotList { ids: &[262], table: &SLOTS },
             operands: &OPERANDS_3,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min{.relu}.btype d, a, b
         Form { opcode: 55, block: 13, line: 102, text: "min{.relu}.btype d, a, b",
-            slots: &[&SLOT_158, &SLOT_263],
+            slots: SlotList { ids: &[158, 263], table: &SLOTS },
             operands: &OPERANDS_3,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b
         Form { opcode: 55, block: 161, line: 103, text: "min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b",
-            slots: &[&SLOT_1, &SLOT_264, &SLOT_265, &SLOT_266, &SLOT_2],
+            slots: SlotList { ids: &[1, 264, 265, 266, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min{.ftz}{.NaN}{.abs}.f32 d, a, b, c
         Form { opcode: 55, block: 161, line: 104, text: "min{.ftz}{.NaN}{.abs}.f32 d, a, b, c",
-            slots: &[&SLOT_1, &SLOT_264, &SLOT_267, &SLOT_2],
+            slots: SlotList { ids: &[1, 264, 267, 2], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min.f64 d, a, b
         Form { opcode: 55, block: 161, line: 105, text: "min.f64 d, a, b",
-            slots: &[&SLOT_3],
+            slots: SlotList { ids: &[3], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min{.ftz}{.NaN}{.xorsign.abs}.f16 d, a, b
         Form { opcode: 55, block: 179, line: 53, text: "min{.ftz}{.NaN}{.xorsign.abs}.f16 d, a, b",
-            slots: &[&SLOT_1, &SLOT_264, &SLOT_265, &SLOT_266, &SLOT_4],
+            slots: SlotList { ids: &[1, 264, 265, 266, 4], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min{.ftz}{.NaN}{.xorsign.abs}.f16x2 d, a, b
         Form { opcode: 55, block: 179, line: 54, text: "min{.ftz}{.NaN}{.xorsign.abs}.f16x2 d, a, b",
-            slots: &[&SLOT_1, &SLOT_264, &SLOT_265, &SLOT_266, &SLOT_5],
+            slots: SlotList { ids: &[1, 264, 265, 266, 5], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min{.NaN}{.xorsign.abs}.bf16 d, a, b
         Form { opcode: 55, block: 179, line: 55, text: "min{.NaN}{.xorsign.abs}.bf16 d, a, b",
-            slots: &[&SLOT_264, &SLOT_265, &SLOT_266, &SLOT_6],
+            slots: SlotList { ids: &[264, 265, 266, 6], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // min{.NaN}{.xorsign.abs}.bf16x2 d, a, b
         Form { opcode: 55, block: 179, line: 56, text: "min{.NaN}{.xorsign.abs}.bf16x2 d, a, b",
-            slots: &[&SLOT_264, &SLOT_265, &SLOT_266, &SLOT_7],
+            slots: SlotList { ids: &[264, 265, 266, 7], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mma.sync.aligned.m8n8k4.alayout.blayout.f16.f16.f16.f16 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 86, line: 226, text: "mma.sync.aligned.m8n8k4.alayout.blayout.f16.f16.f16.f16 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_289, &SLOT_290, &SLOT_291, &SLOT_4, &SLOT_4, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[51, 237, 289, 290, 291, 4, 4, 4, 4], table: &SLOTS },
             operands: &OPERANDS_127,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m8n8k4.alayout.blayout.f32.f16.f16.f16 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 86, line: 227, text: "mma.sync.aligned.m8n8k4.alayout.blayout.f32.f16.f16.f16 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_289, &SLOT_290, &SLOT_291, &SLOT_2, &SLOT_4, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[51, 237, 289, 290, 291, 2, 4, 4, 4], table: &SLOTS },
             operands: &OPERANDS_128,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m8n8k4.alayout.blayout.f32.f16.f16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 56, block: 86, line: 228, text: "mma.sync.aligned.m8n8k4.alayout.blayout.f32.f16.f16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_289, &SLOT_290, &SLOT_291, &SLOT_2, &SLOT_4, &SLOT_4, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 289, 290, 291, 2, 4, 4, 2], table: &SLOTS },
             operands: &OPERANDS_129,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {d0, d1}, {a0, a1}, {b}, {c0, c1}
         Form { opcode: 56, block: 86, line: 229, text: "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {d0, d1}, {a0, a1}, {b}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_292, &SLOT_293, &SLOT_294, &SLOT_4, &SLOT_4, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[51, 237, 292, 293, 294, 4, 4, 4, 4], table: &SLOTS },
             operands: &OPERANDS_130,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 86, line: 230, text: "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_292, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_4, &SLOT_4, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 292, 293, 294, 2, 4, 4, 2], table: &SLOTS },
             operands: &OPERANDS_131,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1}
         Form { opcode: 56, block: 86, line: 231, text: "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_4, &SLOT_4, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[51, 237, 295, 293, 294, 4, 4, 4, 4], table: &SLOTS },
             operands: &OPERANDS_132,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 86, line: 232, text: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_4, &SLOT_4, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 295, 293, 294, 2, 4, 4, 2], table: &SLOTS },
             operands: &OPERANDS_133,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 87, line: 246, text: "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_296, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_162, &SLOT_162, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 296, 293, 294, 2, 162, 162, 2], table: &SLOTS },
             operands: &OPERANDS_131,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 87, line: 247, text: "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_292, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_6, &SLOT_6, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 292, 293, 294, 2, 6, 6, 2], table: &SLOTS },
             operands: &OPERANDS_131,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 87, line: 248, text: "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_292, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_162, &SLOT_162, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 292, 293, 294, 2, 162, 162, 2], table: &SLOTS },
             operands: &OPERANDS_133,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 87, line: 249, text: "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_6, &SLOT_6, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 295, 293, 294, 2, 6, 6, 2], table: &SLOTS },
             operands: &OPERANDS_133,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k16.row.col.f32.f8type.f8type.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 87, line: 250, text: "mma.sync.aligned.m16n8k16.row.col.f32.f8type.f8type.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_297, &SLOT_297, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 295, 293, 294, 2, 297, 297, 2], table: &SLOTS },
             operands: &OPERANDS_131,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k16.row.col.f16.f8type.f8type.f16 {d0, d1}, {a0, a1}, {b}, {c0, c1}
         Form { opcode: 56, block: 87, line: 251, text: "mma.sync.aligned.m16n8k16.row.col.f16.f8type.f8type.f16 {d0, d1}, {a0, a1}, {b}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_4, &SLOT_297, &SLOT_297, &SLOT_4],
+            slots: SlotList { ids: &[51, 237, 295, 293, 294, 4, 297, 297, 4], table: &SLOTS },
             operands: &OPERANDS_130,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k32.row.col.f32.f8type.f8type.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 87, line: 252, text: "mma.sync.aligned.m16n8k32.row.col.f32.f8type.f8type.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_297, &SLOT_297, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 298, 293, 294, 2, 297, 297, 2], table: &SLOTS },
             operands: &OPERANDS_133,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k32.row.col.f16.f8type.f8type.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1}
         Form { opcode: 56, block: 87, line: 253, text: "mma.sync.aligned.m16n8k32.row.col.f16.f8type.f8type.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_4, &SLOT_297, &SLOT_297, &SLOT_4],
+            slots: SlotList { ids: &[51, 237, 298, 293, 294, 4, 297, 297, 4], table: &SLOTS },
             operands: &OPERANDS_132,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k32.row.col.kind.f32.f8f6f4type.f8f6f4type.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 87, line: 254, text: "mma.sync.aligned.m16n8k32.row.col.kind.f32.f8f6f4type.f8f6f4type.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_299, &SLOT_2, &SLOT_300, &SLOT_300, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 298, 293, 294, 299, 2, 300, 300, 2], table: &SLOTS },
             operands: &OPERANDS_133,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k32.row.col.kind.f16.f8f6f4type.f8f6f4type.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1}
         Form { opcode: 56, block: 87, line: 255, text: "mma.sync.aligned.m16n8k32.row.col.kind.f16.f8f6f4type.f8f6f4type.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_299, &SLOT_4, &SLOT_300, &SLOT_300, &SLOT_4],
+            slots: SlotList { ids: &[51, 237, 298, 293, 294, 299, 4, 300, 300, 4], table: &SLOTS },
             operands: &OPERANDS_132,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k16.row.col.kind.f32.f8f6f4type.f8f6f4type.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 87, line: 259, text: "mma.sync.aligned.m16n8k16.row.col.kind.f32.f8f6f4type.f8f6f4type.f32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_299, &SLOT_2, &SLOT_300, &SLOT_300, &SLOT_2],
+            slots: SlotList { ids: &[51, 237, 295, 293, 294, 299, 2, 300, 300, 2], table: &SLOTS },
             operands: &OPERANDS_131,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k16.row.col.kind.f16.f8f6f4type.f8f6f4type.f16 {d0, d1}, {a0, a1}, {b}, {c0, c1}
         Form { opcode: 56, block: 87, line: 260, text: "mma.sync.aligned.m16n8k16.row.col.kind.f16.f8f6f4type.f8f6f4type.f16 {d0, d1}, {a0, a1}, {b}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_299, &SLOT_4, &SLOT_300, &SLOT_300, &SLOT_4],
+            slots: SlotList { ids: &[51, 237, 295, 293, 294, 299, 4, 300, 300, 4], table: &SLOTS },
             operands: &OPERANDS_130,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k64.row.col.kind.block_scale{.scale_vec_size}.f32.e2m1.e2m1.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}
         Form { opcode: 56, block: 88, line: 276, text: "mma.sync.aligned.m16n8k64.row.col.kind.block_scale{.scale_vec_size}.f32.e2m1.e2m1.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_302, &SLOT_303, &SLOT_304, &SLOT_2, &SLOT_305, &SLOT_305, &SLOT_2, &SLOT_306],
+            slots: SlotList { ids: &[51, 237, 301, 293, 294, 302, 303, 304, 2, 305, 305, 2, 306], table: &SLOTS },
             operands: &OPERANDS_134,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k64.row.col.kind.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}
         Form { opcode: 56, block: 88, line: 285, text: "mma.sync.aligned.m16n8k64.row.col.kind.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_307, &SLOT_303, &SLOT_308, &SLOT_2, &SLOT_305, &SLOT_305, &SLOT_2, &SLOT_309],
+            slots: SlotList { ids: &[51, 237, 301, 293, 294, 307, 303, 308, 2, 305, 305, 2, 309], table: &SLOTS },
             operands: &OPERANDS_134,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k64.row.col.kind.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}
         Form { opcode: 56, block: 88, line: 286, text: "mma.sync.aligned.m16n8k64.row.col.kind.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_307, &SLOT_303, &SLOT_310, &SLOT_2, &SLOT_305, &SLOT_305, &SLOT_2, &SLOT_311],
+            slots: SlotList { ids: &[51, 237, 301, 293, 294, 307, 303, 310, 2, 305, 305, 2, 311], table: &SLOTS },
             operands: &OPERANDS_134,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k32.row.col.kind.block_scale{.scale_vec_size}.f32.f8f6f4type.f8f6f4type.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}
         Form { opcode: 56, block: 88, line: 291, text: "mma.sync.aligned.m16n8k32.row.col.kind.block_scale{.scale_vec_size}.f32.f8f6f4type.f8f6f4type.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_312, &SLOT_303, &SLOT_313, &SLOT_2, &SLOT_300, &SLOT_300, &SLOT_2, &SLOT_306],
+            slots: SlotList { ids: &[51, 237, 298, 293, 294, 312, 303, 313, 2, 300, 300, 2, 306], table: &SLOTS },
             operands: &OPERANDS_134,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m8n8k4.row.col{.rnd}.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}
         Form { opcode: 56, block: 89, line: 311, text: "mma.sync.aligned.m8n8k4.row.col{.rnd}.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_289, &SLOT_293, &SLOT_294, &SLOT_15, &SLOT_3, &SLOT_3, &SLOT_3, &SLOT_3],
+            slots: SlotList { ids: &[51, 237, 289, 293, 294, 15, 3, 3, 3, 3], table: &SLOTS },
             operands: &OPERANDS_135,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k4.row.col{.rnd}.f64.f64.f64.f64 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 89, line: 312, text: "mma.sync.aligned.m16n8k4.row.col{.rnd}.f64.f64.f64.f64 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_296, &SLOT_293, &SLOT_294, &SLOT_15, &SLOT_3, &SLOT_3, &SLOT_3, &SLOT_3],
+            slots: SlotList { ids: &[51, 237, 296, 293, 294, 15, 3, 3, 3, 3], table: &SLOTS },
             operands: &OPERANDS_131,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k8.row.col{.rnd}.f64.f64.f64.f64 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 89, line: 313, text: "mma.sync.aligned.m16n8k8.row.col{.rnd}.f64.f64.f64.f64 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_292, &SLOT_293, &SLOT_294, &SLOT_15, &SLOT_3, &SLOT_3, &SLOT_3, &SLOT_3],
+            slots: SlotList { ids: &[51, 237, 292, 293, 294, 15, 3, 3, 3, 3], table: &SLOTS },
             operands: &OPERANDS_133,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k16.row.col{.rnd}.f64.f64.f64.f64 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 89, line: 314, text: "mma.sync.aligned.m16n8k16.row.col{.rnd}.f64.f64.f64.f64 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_15, &SLOT_3, &SLOT_3, &SLOT_3, &SLOT_3],
+            slots: SlotList { ids: &[51, 237, 295, 293, 294, 15, 3, 3, 3, 3], table: &SLOTS },
             operands: &OPERANDS_136,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}
         Form { opcode: 56, block: 90, line: 321, text: "mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_314, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_315, &SLOT_316, &SLOT_11],
+            slots: SlotList { ids: &[51, 237, 314, 293, 294, 159, 11, 315, 316, 11], table: &SLOTS },
             operands: &OPERANDS_135,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k16.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 90, line: 322, text: "mma.sync.aligned.m16n8k16.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_315, &SLOT_316, &SLOT_11],
+            slots: SlotList { ids: &[51, 237, 295, 293, 294, 159, 11, 315, 316, 11], table: &SLOTS },
             operands: &OPERANDS_131,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 90, line: 323, text: "mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_315, &SLOT_316, &SLOT_11],
+            slots: SlotList { ids: &[51, 237, 298, 293, 294, 159, 11, 315, 316, 11], table: &SLOTS },
             operands: &OPERANDS_133,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}
         Form { opcode: 56, block: 90, line: 329, text: "mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_317, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_318, &SLOT_319, &SLOT_11],
+            slots: SlotList { ids: &[51, 237, 317, 293, 294, 159, 11, 318, 319, 11], table: &SLOTS },
             operands: &OPERANDS_135,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 90, line: 330, text: "mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_318, &SLOT_319, &SLOT_11],
+            slots: SlotList { ids: &[51, 237, 298, 293, 294, 159, 11, 318, 319, 11], table: &SLOTS },
             operands: &OPERANDS_131,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k64.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 90, line: 331, text: "mma.sync.aligned.m16n8k64.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_318, &SLOT_319, &SLOT_11],
+            slots: SlotList { ids: &[51, 237, 301, 293, 294, 159, 11, 318, 319, 11], table: &SLOTS },
             operands: &OPERANDS_133,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc {d0, d1}, {a}, {b}, {c0, c1}
         Form { opcode: 56, block: 91, line: 339, text: "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.bitOp.popc {d0, d1}, {a}, {b}, {c0, c1}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_320, &SLOT_293, &SLOT_294, &SLOT_11, &SLOT_321, &SLOT_321, &SLOT_11, &SLOT_322, &SLOT_54],
+            slots: SlotList { ids: &[51, 237, 320, 293, 294, 11, 321, 321, 11, 322, 54], table: &SLOTS },
             operands: &OPERANDS_135,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.bitOp.popc {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 91, line: 340, text: "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.bitOp.popc {d0, d1, d2, d3}, {a0, a1}, {b}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_323, &SLOT_293, &SLOT_294, &SLOT_11, &SLOT_321, &SLOT_321, &SLOT_11, &SLOT_322, &SLOT_54],
+            slots: SlotList { ids: &[51, 237, 323, 293, 294, 11, 321, 321, 11, 322, 54], table: &SLOTS },
             operands: &OPERANDS_131,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.bitOp.popc {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}
         Form { opcode: 56, block: 91, line: 341, text: "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.bitOp.popc {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_324, &SLOT_293, &SLOT_294, &SLOT_11, &SLOT_321, &SLOT_321, &SLOT_11, &SLOT_322, &SLOT_54],
+            slots: SlotList { ids: &[51, 237, 324, 293, 294, 11, 321, 321, 11, 322, 54], table: &SLOTS },
             operands: &OPERANDS_133,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {d0, d1}, {a0, a1}, {b0, b1}, {c0, c1}, e, f
         Form { opcode: 56, block: 95, line: 394, text: "mma.spvariant.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {d0, d1}, {a0, a1}, {b0, b1}, {c0, c1}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_4, &SLOT_4, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[325, 51, 237, 295, 293, 294, 4, 4, 4, 4], table: &SLOTS },
             operands: &OPERANDS_137,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 95, line: 395, text: "mma.spvariant.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_4, &SLOT_4, &SLOT_2],
+            slots: SlotList { ids: &[325, 51, 237, 295, 293, 294, 2, 4, 4, 2], table: &SLOTS },
             operands: &OPERANDS_138,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1}, e, f
         Form { opcode: 56, block: 95, line: 396, text: "mma.spvariant.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_4, &SLOT_4, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[325, 51, 237, 298, 293, 294, 4, 4, 4, 4], table: &SLOTS },
             operands: &OPERANDS_139,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 95, line: 397, text: "mma.spvariant.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_4, &SLOT_4, &SLOT_2],
+            slots: SlotList { ids: &[325, 51, 237, 298, 293, 294, 2, 4, 4, 2], table: &SLOTS },
             operands: &OPERANDS_140,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 96, line: 414, text: "mma.spvariant.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_6, &SLOT_6, &SLOT_2],
+            slots: SlotList { ids: &[325, 51, 237, 295, 293, 294, 2, 6, 6, 2], table: &SLOTS },
             operands: &OPERANDS_138,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 96, line: 415, text: "mma.spvariant.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_6, &SLOT_6, &SLOT_2],
+            slots: SlotList { ids: &[325, 51, 237, 298, 293, 294, 2, 6, 6, 2], table: &SLOTS },
             operands: &OPERANDS_140,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 96, line: 416, text: "mma.spvariant.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_292, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_162, &SLOT_162, &SLOT_2],
+            slots: SlotList { ids: &[325, 51, 237, 292, 293, 294, 2, 162, 162, 2], table: &SLOTS },
             operands: &OPERANDS_138,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 96, line: 417, text: "mma.spvariant.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_295, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_162, &SLOT_162, &SLOT_2],
+            slots: SlotList { ids: &[325, 51, 237, 295, 293, 294, 2, 162, 162, 2], table: &SLOTS },
             operands: &OPERANDS_140,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k64.row.col.f32.f8type.f8type.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 96, line: 418, text: "mma.spvariant.sync.aligned.m16n8k64.row.col.f32.f8type.f8type.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_2, &SLOT_297, &SLOT_297, &SLOT_2],
+            slots: SlotList { ids: &[325, 51, 237, 301, 293, 294, 2, 297, 297, 2], table: &SLOTS },
             operands: &OPERANDS_140,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f16.f8type.f8type.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1}, e, f
         Form { opcode: 56, block: 96, line: 422, text: "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f16.f8type.f8type.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1}, e, f",
-            slots: &[&SLOT_326, &SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_4, &SLOT_297, &SLOT_297, &SLOT_4],
+            slots: SlotList { ids: &[326, 51, 237, 301, 293, 294, 4, 297, 297, 4], table: &SLOTS },
             operands: &OPERANDS_139,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind.f32.f8f6f4type.f8f6f4type.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 96, line: 423, text: "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind.f32.f8f6f4type.f8f6f4type.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_326, &SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_299, &SLOT_2, &SLOT_300, &SLOT_300, &SLOT_2],
+            slots: SlotList { ids: &[326, 51, 237, 301, 293, 294, 299, 2, 300, 300, 2], table: &SLOTS },
             operands: &OPERANDS_140,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind.f16.f8f6f4type.f8f6f4type.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1}, e, f
         Form { opcode: 56, block: 96, line: 424, text: "mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.kind.f16.f8f6f4type.f8f6f4type.f16 {d0, d1}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1}, e, f",
-            slots: &[&SLOT_326, &SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_299, &SLOT_4, &SLOT_300, &SLOT_300, &SLOT_4],
+            slots: SlotList { ids: &[326, 51, 237, 301, 293, 294, 299, 4, 300, 300, 4], table: &SLOTS },
             operands: &OPERANDS_139,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k128.row.col.kind.block_scale{.scale_vec_size}.f32.e2m1.e2m1.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}
         Form { opcode: 56, block: 97, line: 441, text: "mma.spvariant.sync.aligned.m16n8k128.row.col.kind.block_scale{.scale_vec_size}.f32.e2m1.e2m1.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}",
-            slots: &[&SLOT_327, &SLOT_51, &SLOT_237, &SLOT_323, &SLOT_293, &SLOT_294, &SLOT_302, &SLOT_303, &SLOT_304, &SLOT_2, &SLOT_305, &SLOT_305, &SLOT_2, &SLOT_306],
+            slots: SlotList { ids: &[327, 51, 237, 323, 293, 294, 302, 303, 304, 2, 305, 305, 2, 306], table: &SLOTS },
             operands: &OPERANDS_141,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k128.row.col.kind.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}
         Form { opcode: 56, block: 97, line: 451, text: "mma.spvariant.sync.aligned.m16n8k128.row.col.kind.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue8m0 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}",
-            slots: &[&SLOT_327, &SLOT_51, &SLOT_237, &SLOT_323, &SLOT_293, &SLOT_294, &SLOT_307, &SLOT_303, &SLOT_308, &SLOT_2, &SLOT_305, &SLOT_305, &SLOT_2, &SLOT_309],
+            slots: SlotList { ids: &[327, 51, 237, 323, 293, 294, 307, 303, 308, 2, 305, 305, 2, 309], table: &SLOTS },
             operands: &OPERANDS_141,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k128.row.col.kind.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}
         Form { opcode: 56, block: 97, line: 452, text: "mma.spvariant.sync.aligned.m16n8k128.row.col.kind.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}",
-            slots: &[&SLOT_327, &SLOT_51, &SLOT_237, &SLOT_323, &SLOT_293, &SLOT_294, &SLOT_307, &SLOT_303, &SLOT_310, &SLOT_2, &SLOT_305, &SLOT_305, &SLOT_2, &SLOT_311],
+            slots: SlotList { ids: &[327, 51, 237, 323, 293, 294, 307, 303, 310, 2, 305, 305, 2, 311], table: &SLOTS },
             operands: &OPERANDS_141,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k64.row.col.kind.block_scale{.scale_vec_size}.f32.f8f6f4type.f8f6f4type.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}
         Form { opcode: 56, block: 97, line: 458, text: "mma.spvariant.sync.aligned.m16n8k64.row.col.kind.block_scale{.scale_vec_size}.f32.f8f6f4type.f8f6f4type.f32.stype {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data, {byte-id-b, thread-id-b}",
-            slots: &[&SLOT_327, &SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_312, &SLOT_303, &SLOT_313, &SLOT_2, &SLOT_300, &SLOT_300, &SLOT_2, &SLOT_306],
+            slots: SlotList { ids: &[327, 51, 237, 301, 293, 294, 312, 303, 313, 2, 300, 300, 2, 306], table: &SLOTS },
             operands: &OPERANDS_141,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k32.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 98, line: 478, text: "mma.spvariant.sync.aligned.m16n8k32.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_298, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_315, &SLOT_316, &SLOT_11],
+            slots: SlotList { ids: &[325, 51, 237, 298, 293, 294, 159, 11, 315, 316, 11], table: &SLOTS },
             operands: &OPERANDS_138,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k64.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 98, line: 479, text: "mma.spvariant.sync.aligned.m16n8k64.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_315, &SLOT_316, &SLOT_11],
+            slots: SlotList { ids: &[325, 51, 237, 301, 293, 294, 159, 11, 315, 316, 11], table: &SLOTS },
             operands: &OPERANDS_140,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k64.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 98, line: 486, text: "mma.spvariant.sync.aligned.m16n8k64.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_301, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_318, &SLOT_319, &SLOT_11],
+            slots: SlotList { ids: &[325, 51, 237, 301, 293, 294, 159, 11, 318, 319, 11], table: &SLOTS },
             operands: &OPERANDS_138,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mma.spvariant.sync.aligned.m16n8k128.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f
         Form { opcode: 56, block: 98, line: 487, text: "mma.spvariant.sync.aligned.m16n8k128.row.col{.satfinite}.s32.atype.btype.s32 {d0, d1, d2, d3}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3}, e, f",
-            slots: &[&SLOT_325, &SLOT_51, &SLOT_237, &SLOT_323, &SLOT_293, &SLOT_294, &SLOT_159, &SLOT_11, &SLOT_318, &SLOT_319, &SLOT_11],
+            slots: SlotList { ids: &[325, 51, 237, 323, 293, 294, 159, 11, 318, 319, 11], table: &SLOTS },
             operands: &OPERANDS_140,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mov.type d, a
         Form { opcode: 57, block: 215, line: 3, text: "mov.type d, a",
-            slots: &[&SLOT_328],
+            slots: SlotList { ids: &[328], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mov.type d, sreg
         Form { opcode: 57, block: 215, line: 4, text: "mov.type d, sreg",
-            slots: &[&SLOT_328],
+            slots: SlotList { ids: &[328], table: &SLOTS },
             operands: &OPERANDS_142,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mov.type d, avar
         Form { opcode: 57, block: 215, line: 5, text: "mov.type d, avar",
-            slots: &[&SLOT_328],
+            slots: SlotList { ids: &[328], table: &SLOTS },
             operands: &OPERANDS_143,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mov.type d, avar+imm
         Form { opcode: 57, block: 215, line: 6, text: "mov.type d, avar+imm",
-            slots: &[&SLOT_328],
+            slots: SlotList { ids: &[328], table: &SLOTS },
             operands: &OPERANDS_143,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mov.u32 d, fname
         Form { opcode: 57, block: 215, line: 7, text: "mov.u32 d, fname",
-            slots: &[&SLOT_55],
+            slots: SlotList { ids: &[55], table: &SLOTS },
             operands: &OPERANDS_144,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mov.u64 d, fname
         Form { opcode: 57, block: 215, line: 8, text: "mov.u64 d, fname",
-            slots: &[&SLOT_143],
+            slots: SlotList { ids: &[143], table: &SLOTS },
             operands: &OPERANDS_144,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mov.u32 d, kernel
         Form { opcode: 57, block: 215, line: 9, text: "mov.u32 d, kernel",
-            slots: &[&SLOT_55],
+            slots: SlotList { ids: &[55], table: &SLOTS },
             operands: &OPERANDS_145,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mov.u64 d, kernel
         Form { opcode: 57, block: 215, line: 10, text: "mov.u64 d, kernel",
-            slots: &[&SLOT_143],
+            slots: SlotList { ids: &[143], table: &SLOTS },
             operands: &OPERANDS_145,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mov.type d, a
         Form { opcode: 57, block: 216, line: 19, text: "mov.type d, a",
-            slots: &[&SLOT_41],
+            slots: SlotList { ids: &[41], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // movmatrix.sync.aligned.shape.trans.type d, a
         Form { opcode: 58, block: 94, line: 376, text: "movmatrix.sync.aligned.shape.trans.type d, a",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_329, &SLOT_244, &SLOT_330],
+            slots: SlotList { ids: &[51, 237, 329, 244, 330], table: &SLOTS },
             operands: &OPERANDS_146,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // mul.mode.type d, a, b
         Form { opcode: 59, block: 3, line: 31, text: "mul.mode.type d, a, b",
-            slots: &[&SLOT_187, &SLOT_9],
+            slots: SlotList { ids: &[187, 9], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mul.wide.wtype d, a, b
         Form { opcode: 59, block: 3, line: 32, text: "mul.wide.wtype d, a, b",
-            slots: &[&SLOT_252, &SLOT_253],
+            slots: SlotList { ids: &[252, 253], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mul{.rnd}{.ftz}{.sat}.f32 d, a, b
         Form { opcode: 59, block: 153, line: 48, text: "mul{.rnd}{.ftz}{.sat}.f32 d, a, b",
-            slots: &[&SLOT_15, &SLOT_1, &SLOT_10, &SLOT_2],
+            slots: SlotList { ids: &[15, 1, 10, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mul{.rnd}.f64 d, a, b
         Form { opcode: 59, block: 153, line: 49, text: "mul{.rnd}.f64 d, a, b",
-            slots: &[&SLOT_15, &SLOT_3],
+            slots: SlotList { ids: &[15, 3], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mul{.rnd}{.ftz}.f32x2 d, a, b
         Form { opcode: 59, block: 154, line: 54, text: "mul{.rnd}{.ftz}.f32x2 d, a, b",
-            slots: &[&SLOT_15, &SLOT_1, &SLOT_16],
+            slots: SlotList { ids: &[15, 1, 16], table: &SLOTS },
             operands: &OPERANDS_4,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mul{.rnd}{.ftz}{.sat}.f16 d, a, b
         Form { opcode: 59, block: 175, line: 21, text: "mul{.rnd}{.ftz}{.sat}.f16 d, a, b",
-            slots: &[&SLOT_17, &SLOT_1, &SLOT_10, &SLOT_4],
+            slots: SlotList { ids: &[17, 1, 10, 4], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mul{.rnd}{.ftz}{.sat}.f16x2 d, a, b
         Form { opcode: 59, block: 175, line: 22, text: "mul{.rnd}{.ftz}{.sat}.f16x2 d, a, b",
-            slots: &[&SLOT_17, &SLOT_1, &SLOT_10, &SLOT_5],
+            slots: SlotList { ids: &[17, 1, 10, 5], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mul{.rnd}.bf16 d, a, b
         Form { opcode: 59, block: 175, line: 24, text: "mul{.rnd}.bf16 d, a, b",
-            slots: &[&SLOT_17, &SLOT_6],
+            slots: SlotList { ids: &[17, 6], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mul{.rnd}.bf16x2 d, a, b
         Form { opcode: 59, block: 175, line: 25, text: "mul{.rnd}.bf16x2 d, a, b",
-            slots: &[&SLOT_17, &SLOT_7],
+            slots: SlotList { ids: &[17, 7], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // mul24.mode.type d, a, b
         Form { opcode: 60, block: 5, line: 52, text: "mul24.mode.type d, a, b",
-            slots: &[&SLOT_187, &SLOT_256],
+            slots: SlotList { ids: &[187, 256], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // multimem.cp.async.bulk.dst.src.completion_mechanism{.cp_mask} [dstMem], [srcMem], size{, byteMask}
         Form { opcode: 61, block: 207, line: 222, text: "multimem.cp.async.bulk.dst.src.completion_mechanism{.cp_mask} [dstMem], [srcMem], size{, byteMask}",
-            slots: &[&SLOT_331, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_101],
+            slots: SlotList { ids: &[331, 69, 93, 99, 98, 100, 101], table: &SLOTS },
             operands: &OPERANDS_147,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.add.{u32, s32, u64, f32, f64} [dstMem], [srcMem], size
         Form { opcode: 61, block: 208, line: 252, text: "multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.add.{u32, s32, u64, f32, f64} [dstMem], [srcMem], size",
-            slots: &[&SLOT_331, &SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_31, &SLOT_108],
+            slots: SlotList { ids: &[331, 102, 69, 93, 99, 98, 100, 31, 108], table: &SLOTS },
             operands: &OPERANDS_148,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.{min, max}.{u32, s32, u64, s64, f16, bf16} [dstMem], [srcMem], size
         Form { opcode: 61, block: 208, line: 253, text: "multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.{min, max}.{u32, s32, u64, s64, f16, bf16} [dstMem], [srcMem], size",
-            slots: &[&SLOT_331, &SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_104, &SLOT_109],
+            slots: SlotList { ids: &[331, 102, 69, 93, 99, 98, 100, 104, 109], table: &SLOTS },
             operands: &OPERANDS_148,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.{inc, dec}.u32 [dstMem], [srcMem], size
         Form { opcode: 61, block: 208, line: 254, text: "multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.{inc, dec}.u32 [dstMem], [srcMem], size",
-            slots: &[&SLOT_331, &SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_106, &SLOT_55],
+            slots: SlotList { ids: &[331, 102, 69, 93, 99, 98, 100, 106, 55], table: &SLOTS },
             operands: &OPERANDS_148,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.{and, or, xor}.{b32, b64} [dstMem], [srcMem], size
         Form { opcode: 61, block: 208, line: 255, text: "multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.{and, or, xor}.{b32, b64} [dstMem], [srcMem], size",
-            slots: &[&SLOT_331, &SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_107, &SLOT_110],
+            slots: SlotList { ids: &[331, 102, 69, 93, 99, 98, 100, 107, 110], table: &SLOTS },
             operands: &OPERANDS_148,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.add.noftz.type [dstMem], [srcMem], size
         Form { opcode: 61, block: 208, line: 268, text: "multimem.cp.reduce.async.bulk.dst.src.completion_mechanism.add.noftz.type [dstMem], [srcMem], size",
-            slots: &[&SLOT_331, &SLOT_102, &SLOT_69, &SLOT_93, &SLOT_99, &SLOT_98, &SLOT_100, &SLOT_31, &SLOT_39, &SLOT_111],
+            slots: SlotList { ids: &[331, 102, 69, 93, 99, 98, 100, 31, 39, 111], table: &SLOTS },
             operands: &OPERANDS_148,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 359, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_55],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 55], table: &SLOTS },
             operands: &OPERANDS_149,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 359, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_11],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 11], table: &SLOTS },
             operands: &OPERANDS_149,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 359, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_335, &SLOT_8],
+            slots: SlotList { ids: &[332, 333, 334, 249, 335, 8], table: &SLOTS },
             operands: &OPERANDS_149,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 359, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_55],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 55], table: &SLOTS },
             operands: &OPERANDS_149,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 359, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_11],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 11], table: &SLOTS },
             operands: &OPERANDS_149,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.iop64 d64, [a]
         Form { opcode: 61, block: 226, line: 360, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.iop64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_143],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 143], table: &SLOTS },
             operands: &OPERANDS_150,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.iop64 d64, [a]
         Form { opcode: 61, block: 226, line: 360, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.iop64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_335, &SLOT_84],
+            slots: SlotList { ids: &[332, 333, 334, 249, 335, 84], table: &SLOTS },
             operands: &OPERANDS_150,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.iop64 d64, [a]
         Form { opcode: 61, block: 226, line: 360, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.iop64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_143],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 143], table: &SLOTS },
             operands: &OPERANDS_150,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.iop64 d64, [a]
         Form { opcode: 61, block: 226, line: 360, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.iop64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_150],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 150], table: &SLOTS },
             operands: &OPERANDS_150,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 361, text: "multimem.ld_reduce.weak{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_55],
+            slots: SlotList { ids: &[332, 337, 249, 31, 55], table: &SLOTS },
             operands: &OPERANDS_151,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 361, text: "multimem.ld_reduce.weak{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_11],
+            slots: SlotList { ids: &[332, 337, 249, 31, 11], table: &SLOTS },
             operands: &OPERANDS_151,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 361, text: "multimem.ld_reduce.weak{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_335, &SLOT_8],
+            slots: SlotList { ids: &[332, 337, 249, 335, 8], table: &SLOTS },
             operands: &OPERANDS_151,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 361, text: "multimem.ld_reduce.weak{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_55],
+            slots: SlotList { ids: &[332, 337, 249, 336, 55], table: &SLOTS },
             operands: &OPERANDS_151,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.iop32 d32, [a]
         Form { opcode: 61, block: 226, line: 361, text: "multimem.ld_reduce.weak{.ss}.iop32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_11],
+            slots: SlotList { ids: &[332, 337, 249, 336, 11], table: &SLOTS },
             operands: &OPERANDS_151,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.iop64 d64, [a]
         Form { opcode: 61, block: 226, line: 362, text: "multimem.ld_reduce.weak{.ss}.iop64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_143],
+            slots: SlotList { ids: &[332, 337, 249, 31, 143], table: &SLOTS },
             operands: &OPERANDS_152,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.iop64 d64, [a]
         Form { opcode: 61, block: 226, line: 362, text: "multimem.ld_reduce.weak{.ss}.iop64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_335, &SLOT_84],
+            slots: SlotList { ids: &[332, 337, 249, 335, 84], table: &SLOTS },
             operands: &OPERANDS_152,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.iop64 d64, [a]
         Form { opcode: 61, block: 226, line: 362, text: "multimem.ld_reduce.weak{.ss}.iop64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_143],
+            slots: SlotList { ids: &[332, 337, 249, 336, 143], table: &SLOTS },
             operands: &OPERANDS_152,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.iop64 d64, [a]
         Form { opcode: 61, block: 226, line: 362, text: "multimem.ld_reduce.weak{.ss}.iop64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_150],
+            slots: SlotList { ids: &[332, 337, 249, 336, 150], table: &SLOTS },
             operands: &OPERANDS_152,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.type32 [a], b32
         Form { opcode: 61, block: 226, line: 364, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.type32 [a], b32",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_341],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 341], table: &SLOTS },
             operands: &OPERANDS_153,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.type64 [a], b64
         Form { opcode: 61, block: 226, line: 365, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.type64 [a], b64",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_342],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 342], table: &SLOTS },
             operands: &OPERANDS_154,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.type32 [a], b32
         Form { opcode: 61, block: 226, line: 366, text: "multimem.st.weak{.ss}{.acc_prec}.type32 [a], b32",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_341],
+            slots: SlotList { ids: &[338, 337, 249, 340, 341], table: &SLOTS },
             operands: &OPERANDS_155,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.type64 [a], b64
         Form { opcode: 61, block: 226, line: 367, text: "multimem.st.weak{.ss}{.acc_prec}.type64 [a], b64",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_342],
+            slots: SlotList { ids: &[338, 337, 249, 340, 342], table: &SLOTS },
             operands: &OPERANDS_156,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32
         Form { opcode: 61, block: 226, line: 369, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_31, &SLOT_55],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 31, 55], table: &SLOTS },
             operands: &OPERANDS_153,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32
         Form { opcode: 61, block: 226, line: 369, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_31, &SLOT_11],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 31, 11], table: &SLOTS },
             operands: &OPERANDS_153,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32
         Form { opcode: 61, block: 226, line: 369, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_335, &SLOT_8],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 335, 8], table: &SLOTS },
             operands: &OPERANDS_153,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32
         Form { opcode: 61, block: 226, line: 369, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_336, &SLOT_55],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 336, 55], table: &SLOTS },
             operands: &OPERANDS_153,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32
         Form { opcode: 61, block: 226, line: 369, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop32 [a], b32",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_336, &SLOT_11],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 336, 11], table: &SLOTS },
             operands: &OPERANDS_153,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop64 [a], b64
         Form { opcode: 61, block: 226, line: 370, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop64 [a], b64",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_31, &SLOT_143],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 31, 143], table: &SLOTS },
             operands: &OPERANDS_154,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop64 [a], b64
         Form { opcode: 61, block: 226, line: 370, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop64 [a], b64",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_335, &SLOT_84],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 335, 84], table: &SLOTS },
             operands: &OPERANDS_154,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop64 [a], b64
         Form { opcode: 61, block: 226, line: 370, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop64 [a], b64",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_336, &SLOT_143],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 336, 143], table: &SLOTS },
             operands: &OPERANDS_154,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop64 [a], b64
         Form { opcode: 61, block: 226, line: 370, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.iop64 [a], b64",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_336, &SLOT_150],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 336, 150], table: &SLOTS },
             operands: &OPERANDS_154,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16s d32, [a]
         Form { opcode: 61, block: 226, line: 414, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16s d32, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_345],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 344, 345], table: &SLOTS },
             operands: &OPERANDS_149,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 415, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_221, &SLOT_346],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 344, 221, 346], table: &SLOTS },
             operands: &OPERANDS_157,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 415, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_221, &SLOT_347],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 344, 221, 347], table: &SLOTS },
             operands: &OPERANDS_157,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 416, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_76, &SLOT_346],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 344, 76, 346], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 416, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_76, &SLOT_347],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 344, 76, 347], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 417, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f32}.f16v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_223, &SLOT_346],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 344, 223, 346], table: &SLOTS },
             operands: &OPERANDS_159,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8s d32, [a]
         Form { opcode: 61, block: 226, line: 418, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8s d32, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_349],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 348, 349], table: &SLOTS },
             operands: &OPERANDS_149,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 419, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_221, &SLOT_350],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 348, 221, 350], table: &SLOTS },
             operands: &OPERANDS_157,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 419, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_221, &SLOT_351],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 348, 221, 351], table: &SLOTS },
             operands: &OPERANDS_157,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 420, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_76, &SLOT_352],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 348, 76, 352], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 420, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_76, &SLOT_350],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 348, 76, 350], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 420, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_76, &SLOT_351],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 348, 76, 351], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 421, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_223, &SLOT_352],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 348, 223, 352], table: &SLOTS },
             operands: &OPERANDS_159,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 421, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add{.acc::f16}.f8v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_223, &SLOT_350],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 348, 223, 350], table: &SLOTS },
             operands: &OPERANDS_159,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add.f32 d32, [a]
         Form { opcode: 61, block: 226, line: 422, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add.f32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_2],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 2], table: &SLOTS },
             operands: &OPERANDS_149,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add.f64 d64, [a]
         Form { opcode: 61, block: 226, line: 423, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add.f64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_3],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 3], table: &SLOTS },
             operands: &OPERANDS_150,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add.f32v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 424, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add.f32v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_221, &SLOT_2],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 221, 2], table: &SLOTS },
             operands: &OPERANDS_157,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.add.f32v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 425, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.add.f32v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_31, &SLOT_76, &SLOT_2],
+            slots: SlotList { ids: &[332, 333, 334, 249, 31, 76, 2], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mms d32, [a]
         Form { opcode: 61, block: 226, line: 426, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mms d32, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_353],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 353], table: &SLOTS },
             operands: &OPERANDS_149,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 427, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_221, &SLOT_346],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 221, 346], table: &SLOTS },
             operands: &OPERANDS_157,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 427, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_221, &SLOT_347],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 221, 347], table: &SLOTS },
             operands: &OPERANDS_157,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 427, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_221, &SLOT_350],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 221, 350], table: &SLOTS },
             operands: &OPERANDS_157,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 427, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_221, &SLOT_351],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 221, 351], table: &SLOTS },
             operands: &OPERANDS_157,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 428, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_346],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 76, 346], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 428, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_347],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 76, 347], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 428, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_352],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 76, 352], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 428, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_350],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 76, 350], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 428, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_351],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 76, 351], table: &SLOTS },
             operands: &OPERANDS_158,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 429, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_223, &SLOT_346],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 223, 346], table: &SLOTS },
             operands: &OPERANDS_159,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 429, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_223, &SLOT_352],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 223, 352], table: &SLOTS },
             operands: &OPERANDS_159,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 429, text: "multimem.ld_reduce{.ldsem.scope}{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_333, &SLOT_334, &SLOT_249, &SLOT_336, &SLOT_223, &SLOT_350],
+            slots: SlotList { ids: &[332, 333, 334, 249, 336, 223, 350], table: &SLOTS },
             operands: &OPERANDS_159,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16s d32, [a]
         Form { opcode: 61, block: 226, line: 430, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16s d32, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_345],
+            slots: SlotList { ids: &[332, 337, 249, 31, 344, 345], table: &SLOTS },
             operands: &OPERANDS_151,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 431, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_221, &SLOT_346],
+            slots: SlotList { ids: &[332, 337, 249, 31, 344, 221, 346], table: &SLOTS },
             operands: &OPERANDS_160,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 431, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_221, &SLOT_347],
+            slots: SlotList { ids: &[332, 337, 249, 31, 344, 221, 347], table: &SLOTS },
             operands: &OPERANDS_160,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 432, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_76, &SLOT_346],
+            slots: SlotList { ids: &[332, 337, 249, 31, 344, 76, 346], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 432, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_76, &SLOT_347],
+            slots: SlotList { ids: &[332, 337, 249, 31, 344, 76, 347], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 433, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f32}.f16v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_344, &SLOT_223, &SLOT_346],
+            slots: SlotList { ids: &[332, 337, 249, 31, 344, 223, 346], table: &SLOTS },
             operands: &OPERANDS_162,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8s d32, [a]
         Form { opcode: 61, block: 226, line: 434, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8s d32, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_349],
+            slots: SlotList { ids: &[332, 337, 249, 31, 348, 349], table: &SLOTS },
             operands: &OPERANDS_151,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 435, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_221, &SLOT_350],
+            slots: SlotList { ids: &[332, 337, 249, 31, 348, 221, 350], table: &SLOTS },
             operands: &OPERANDS_160,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 435, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_221, &SLOT_351],
+            slots: SlotList { ids: &[332, 337, 249, 31, 348, 221, 351], table: &SLOTS },
             operands: &OPERANDS_160,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 436, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_76, &SLOT_352],
+            slots: SlotList { ids: &[332, 337, 249, 31, 348, 76, 352], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 436, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_76, &SLOT_350],
+            slots: SlotList { ids: &[332, 337, 249, 31, 348, 76, 350], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 436, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_76, &SLOT_351],
+            slots: SlotList { ids: &[332, 337, 249, 31, 348, 76, 351], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 437, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_223, &SLOT_352],
+            slots: SlotList { ids: &[332, 337, 249, 31, 348, 223, 352], table: &SLOTS },
             operands: &OPERANDS_162,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 437, text: "multimem.ld_reduce.weak{.ss}.add{.acc::f16}.f8v8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_348, &SLOT_223, &SLOT_350],
+            slots: SlotList { ids: &[332, 337, 249, 31, 348, 223, 350], table: &SLOTS },
             operands: &OPERANDS_162,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add.f32 d32, [a]
         Form { opcode: 61, block: 226, line: 438, text: "multimem.ld_reduce.weak{.ss}.add.f32 d32, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_2],
+            slots: SlotList { ids: &[332, 337, 249, 31, 2], table: &SLOTS },
             operands: &OPERANDS_151,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add.f64 d64, [a]
         Form { opcode: 61, block: 226, line: 439, text: "multimem.ld_reduce.weak{.ss}.add.f64 d64, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_3],
+            slots: SlotList { ids: &[332, 337, 249, 31, 3], table: &SLOTS },
             operands: &OPERANDS_152,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add.f32v2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 440, text: "multimem.ld_reduce.weak{.ss}.add.f32v2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_221, &SLOT_2],
+            slots: SlotList { ids: &[332, 337, 249, 31, 221, 2], table: &SLOTS },
             operands: &OPERANDS_160,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.add.f32v4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 441, text: "multimem.ld_reduce.weak{.ss}.add.f32v4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_31, &SLOT_76, &SLOT_2],
+            slots: SlotList { ids: &[332, 337, 249, 31, 76, 2], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mms d32, [a]
         Form { opcode: 61, block: 226, line: 442, text: "multimem.ld_reduce.weak{.ss}.minmax.mms d32, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_353],
+            slots: SlotList { ids: &[332, 337, 249, 336, 353], table: &SLOTS },
             operands: &OPERANDS_151,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 443, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_221, &SLOT_346],
+            slots: SlotList { ids: &[332, 337, 249, 336, 221, 346], table: &SLOTS },
             operands: &OPERANDS_160,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 443, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_221, &SLOT_347],
+            slots: SlotList { ids: &[332, 337, 249, 336, 221, 347], table: &SLOTS },
             operands: &OPERANDS_160,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 443, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_221, &SLOT_350],
+            slots: SlotList { ids: &[332, 337, 249, 336, 221, 350], table: &SLOTS },
             operands: &OPERANDS_160,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv2 {d0, d1}, [a]
         Form { opcode: 61, block: 226, line: 443, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv2 {d0, d1}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_221, &SLOT_351],
+            slots: SlotList { ids: &[332, 337, 249, 336, 221, 351], table: &SLOTS },
             operands: &OPERANDS_160,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 444, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_346],
+            slots: SlotList { ids: &[332, 337, 249, 336, 76, 346], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 444, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_347],
+            slots: SlotList { ids: &[332, 337, 249, 336, 76, 347], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 444, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_352],
+            slots: SlotList { ids: &[332, 337, 249, 336, 76, 352], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 444, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_350],
+            slots: SlotList { ids: &[332, 337, 249, 336, 76, 350], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]
         Form { opcode: 61, block: 226, line: 444, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv4 {d0, d1, d2, d3}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_76, &SLOT_351],
+            slots: SlotList { ids: &[332, 337, 249, 336, 76, 351], table: &SLOTS },
             operands: &OPERANDS_161,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 445, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_223, &SLOT_346],
+            slots: SlotList { ids: &[332, 337, 249, 336, 223, 346], table: &SLOTS },
             operands: &OPERANDS_162,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 445, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_223, &SLOT_352],
+            slots: SlotList { ids: &[332, 337, 249, 336, 223, 352], table: &SLOTS },
             operands: &OPERANDS_162,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.ld_reduce.weak{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]
         Form { opcode: 61, block: 226, line: 445, text: "multimem.ld_reduce.weak{.ss}.minmax.mmv8 {d0, d1, d2, d3, d4, d5, d6, d7}, [a]",
-            slots: &[&SLOT_332, &SLOT_337, &SLOT_249, &SLOT_336, &SLOT_223, &SLOT_350],
+            slots: SlotList { ids: &[332, 337, 249, 336, 223, 350], table: &SLOTS },
             operands: &OPERANDS_162,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.f16s [a], bh
         Form { opcode: 61, block: 226, line: 451, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.f16s [a], bh",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_345],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 345], table: &SLOTS },
             operands: &OPERANDS_163,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fs32 [a], b32
         Form { opcode: 61, block: 226, line: 452, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fs32 [a], b32",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_354],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 354], table: &SLOTS },
             operands: &OPERANDS_153,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.f64 [a], b64
         Form { opcode: 61, block: 226, line: 453, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.f64 [a], b64",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_3],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 3], table: &SLOTS },
             operands: &OPERANDS_154,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 454, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_346],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 221, 346], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 454, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_347],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 221, 347], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 454, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_350],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 221, 350], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 454, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_351],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 221, 351], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 454, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_2],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 221, 2], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 455, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_346],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 76, 346], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 455, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_347],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 76, 347], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 455, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_352],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 76, 352], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 455, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_350],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 76, 350], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 455, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_351],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 76, 351], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 455, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_2],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 76, 2], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}
         Form { opcode: 61, block: 226, line: 456, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_223, &SLOT_346],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 223, 346], table: &SLOTS },
             operands: &OPERANDS_166,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}
         Form { opcode: 61, block: 226, line: 456, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_223, &SLOT_352],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 223, 352], table: &SLOTS },
             operands: &OPERANDS_166,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}
         Form { opcode: 61, block: 226, line: 456, text: "multimem.st{.stsem.scope}{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}",
-            slots: &[&SLOT_338, &SLOT_339, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_223, &SLOT_350],
+            slots: SlotList { ids: &[338, 339, 334, 249, 340, 223, 350], table: &SLOTS },
             operands: &OPERANDS_166,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.f16s [a], bh
         Form { opcode: 61, block: 226, line: 457, text: "multimem.st.weak{.ss}{.acc_prec}.f16s [a], bh",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_345],
+            slots: SlotList { ids: &[338, 337, 249, 340, 345], table: &SLOTS },
             operands: &OPERANDS_167,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fs32 [a], b32
         Form { opcode: 61, block: 226, line: 458, text: "multimem.st.weak{.ss}{.acc_prec}.fs32 [a], b32",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_354],
+            slots: SlotList { ids: &[338, 337, 249, 340, 354], table: &SLOTS },
             operands: &OPERANDS_155,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.f64 [a], b64
         Form { opcode: 61, block: 226, line: 459, text: "multimem.st.weak{.ss}{.acc_prec}.f64 [a], b64",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_3],
+            slots: SlotList { ids: &[338, 337, 249, 340, 3], table: &SLOTS },
             operands: &OPERANDS_156,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 460, text: "multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_346],
+            slots: SlotList { ids: &[338, 337, 249, 340, 221, 346], table: &SLOTS },
             operands: &OPERANDS_168,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 460, text: "multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_347],
+            slots: SlotList { ids: &[338, 337, 249, 340, 221, 347], table: &SLOTS },
             operands: &OPERANDS_168,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 460, text: "multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_350],
+            slots: SlotList { ids: &[338, 337, 249, 340, 221, 350], table: &SLOTS },
             operands: &OPERANDS_168,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 460, text: "multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_351],
+            slots: SlotList { ids: &[338, 337, 249, 340, 221, 351], table: &SLOTS },
             operands: &OPERANDS_168,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 460, text: "multimem.st.weak{.ss}{.acc_prec}.fv2 [a], {b0, b1}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_221, &SLOT_2],
+            slots: SlotList { ids: &[338, 337, 249, 340, 221, 2], table: &SLOTS },
             operands: &OPERANDS_168,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 461, text: "multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_346],
+            slots: SlotList { ids: &[338, 337, 249, 340, 76, 346], table: &SLOTS },
             operands: &OPERANDS_169,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 461, text: "multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_347],
+            slots: SlotList { ids: &[338, 337, 249, 340, 76, 347], table: &SLOTS },
             operands: &OPERANDS_169,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 461, text: "multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_352],
+            slots: SlotList { ids: &[338, 337, 249, 340, 76, 352], table: &SLOTS },
             operands: &OPERANDS_169,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 461, text: "multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_350],
+            slots: SlotList { ids: &[338, 337, 249, 340, 76, 350], table: &SLOTS },
             operands: &OPERANDS_169,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 461, text: "multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_351],
+            slots: SlotList { ids: &[338, 337, 249, 340, 76, 351], table: &SLOTS },
             operands: &OPERANDS_169,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 461, text: "multimem.st.weak{.ss}{.acc_prec}.fv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_76, &SLOT_2],
+            slots: SlotList { ids: &[338, 337, 249, 340, 76, 2], table: &SLOTS },
             operands: &OPERANDS_169,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}
         Form { opcode: 61, block: 226, line: 462, text: "multimem.st.weak{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_223, &SLOT_346],
+            slots: SlotList { ids: &[338, 337, 249, 340, 223, 346], table: &SLOTS },
             operands: &OPERANDS_170,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}
         Form { opcode: 61, block: 226, line: 462, text: "multimem.st.weak{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_223, &SLOT_352],
+            slots: SlotList { ids: &[338, 337, 249, 340, 223, 352], table: &SLOTS },
             operands: &OPERANDS_170,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.st.weak{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}
         Form { opcode: 61, block: 226, line: 462, text: "multimem.st.weak{.ss}{.acc_prec}.fv8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}",
-            slots: &[&SLOT_338, &SLOT_337, &SLOT_249, &SLOT_340, &SLOT_223, &SLOT_350],
+            slots: SlotList { ids: &[338, 337, 249, 340, 223, 350], table: &SLOTS },
             operands: &OPERANDS_170,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.f16s [a], bh
         Form { opcode: 61, block: 226, line: 466, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.f16s [a], bh",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_345],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 345], table: &SLOTS },
             operands: &OPERANDS_163,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.f32 [a], b32
         Form { opcode: 61, block: 226, line: 467, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.f32 [a], b32",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_2],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 2], table: &SLOTS },
             operands: &OPERANDS_153,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.f64 [a], b64
         Form { opcode: 61, block: 226, line: 468, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.f64 [a], b64",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_3],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 3], table: &SLOTS },
             operands: &OPERANDS_154,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 469, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv2 [a], {b0, b1}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_221, &SLOT_346],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 221, 346], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 469, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv2 [a], {b0, b1}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_221, &SLOT_347],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 221, 347], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 469, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv2 [a], {b0, b1}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_221, &SLOT_2],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 221, 2], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 470, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_76, &SLOT_346],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 76, 346], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 470, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_76, &SLOT_347],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 76, 347], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 470, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.redv4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_76, &SLOT_2],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 76, 2], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.f16v8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}
         Form { opcode: 61, block: 226, line: 471, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.redop.f16v8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_355, &SLOT_223, &SLOT_346],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 355, 223, 346], table: &SLOTS },
             operands: &OPERANDS_166,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 475, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v2 [a], {b0, b1}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_336, &SLOT_221, &SLOT_346],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 336, 221, 346], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v2 [a], {b0, b1}
         Form { opcode: 61, block: 226, line: 475, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v2 [a], {b0, b1}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_336, &SLOT_221, &SLOT_347],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 336, 221, 347], table: &SLOTS },
             operands: &OPERANDS_164,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 476, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_336, &SLOT_76, &SLOT_346],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 336, 76, 346], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v4 [a], {b0, b1, b2, b3}
         Form { opcode: 61, block: 226, line: 476, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v4 [a], {b0, b1, b2, b3}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_336, &SLOT_76, &SLOT_347],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 336, 76, 347], table: &SLOTS },
             operands: &OPERANDS_165,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}
         Form { opcode: 61, block: 226, line: 477, text: "multimem.red{.redsem.scope}{.ss}{.acc_prec}.minmax.f16v8 [a], {b0, b1, b2, b3, b4, b5, b6, b7}",
-            slots: &[&SLOT_53, &SLOT_343, &SLOT_334, &SLOT_249, &SLOT_340, &SLOT_336, &SLOT_223, &SLOT_346],
+            slots: SlotList { ids: &[53, 343, 334, 249, 340, 336, 223, 346], table: &SLOTS },
             operands: &OPERANDS_166,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // nanosleep.u32 t
         Form { opcode: 62, block: 136, line: 6, text: "nanosleep.u32 t",
-            slots: &[&SLOT_55],
+            slots: SlotList { ids: &[55], table: &SLOTS },
             operands: &OPERANDS_171,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // neg.type d, a
         Form { opcode: 63, block: 11, line: 88, text: "neg.type d, a",
-            slots: &[&SLOT_0],
+            slots: SlotList { ids: &[0], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // neg{.ftz}.f32 d, a
         Form { opcode: 63, block: 160, line: 99, text: "neg{.ftz}.f32 d, a",
-            slots: &[&SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // neg.f64 d, a
         Form { opcode: 63, block: 160, line: 100, text: "neg.f64 d, a",
-            slots: &[&SLOT_3],
+            slots: SlotList { ids: &[3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // neg{.ftz}.f16 d, a
         Form { opcode: 63, block: 177, line: 41, text: "neg{.ftz}.f16 d, a",
-            slots: &[&SLOT_1, &SLOT_4],
+            slots: SlotList { ids: &[1, 4], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // neg{.ftz}.f16x2 d, a
         Form { opcode: 63, block: 177, line: 42, text: "neg{.ftz}.f16x2 d, a",
-            slots: &[&SLOT_1, &SLOT_5],
+            slots: SlotList { ids: &[1, 5], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // neg.bf16 d, a
         Form { opcode: 63, block: 177, line: 43, text: "neg.bf16 d, a",
-            slots: &[&SLOT_6],
+            slots: SlotList { ids: &[6], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // neg.bf16x2 d, a
         Form { opcode: 63, block: 177, line: 44, text: "neg.bf16x2 d, a",
-            slots: &[&SLOT_7],
+            slots: SlotList { ids: &[7], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // not.type d, a
         Form { opcode: 64, block: 195, line: 18, text: "not.type d, a",
-            slots: &[&SLOT_22],
+            slots: SlotList { ids: &[22], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // or.type d, a, b
         Form { opcode: 65, block: 193, line: 8, text: "or.type d, a, b",
-            slots: &[&SLOT_22],
+            slots: SlotList { ids: &[22], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // pmevent a
         Form { opcode: 66, block: 137, line: 16, text: "pmevent a",
-            slots: &[],
+            slots: SlotList { ids: &[], table: &SLOTS },
             operands: &OPERANDS_172,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // pmevent.mask a
         Form { opcode: 66, block: 138, line: 22, text: "pmevent.mask a",
-            slots: &[&SLOT_356],
+            slots: SlotList { ids: &[356], table: &SLOTS },
             operands: &OPERANDS_173,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // popc.type d, a
         Form { opcode: 67, block: 16, line: 133, text: "popc.type d, a",
-            slots: &[&SLOT_30],
+            slots: SlotList { ids: &[30], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // prefetch{.space}.level [a]
         Form { opcode: 68, block: 227, line: 534, text: "prefetch{.space}.level [a]",
-            slots: &[&SLOT_357, &SLOT_358],
+            slots: SlotList { ids: &[357, 358], table: &SLOTS },
             operands: &OPERANDS_174,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // prefetch{.global}.level::eviction_priority [ag]
         Form { opcode: 68, block: 227, line: 538, text: "prefetch{.global}.level::eviction_priority [ag]",
-            slots: &[&SLOT_23, &SLOT_359],
+            slots: SlotList { ids: &[23, 359], table: &SLOTS },
             operands: &OPERANDS_175,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // prefetch{.tensormap_space}.tensormap [at]
         Form { opcode: 68, block: 227, line: 542, text: "prefetch{.tensormap_space}.tensormap [at]",
-            slots: &[&SLOT_360, &SLOT_361],
+            slots: SlotList { ids: &[360, 361], table: &SLOTS },
             operands: &OPERANDS_176,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // prefetchu.L1 [au]
         Form { opcode: 69, block: 227, line: 540, text: "prefetchu.L1 [au]",
-            slots: &[&SLOT_362],
+            slots: SlotList { ids: &[362], table: &SLOTS },
             operands: &OPERANDS_177,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // prmt.b32{.mode} d, a, b, c
         Form { opcode: 70, block: 219, line: 34, text: "prmt.b32{.mode} d, a, b, c",
-            slots: &[&SLOT_8, &SLOT_363],
+            slots: SlotList { ids: &[8, 363], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // rcp.approx{.ftz}.f32 d, a
         Form { opcode: 71, block: 163, line: 113, text: "rcp.approx{.ftz}.f32 d, a",
-            slots: &[&SLOT_80, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[80, 1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // rcp.rnd{.ftz}.f32 d, a
         Form { opcode: 71, block: 163, line: 114, text: "rcp.rnd{.ftz}.f32 d, a",
-            slots: &[&SLOT_186, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[186, 1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // rcp.rnd.f64 d, a
         Form { opcode: 71, block: 163, line: 115, text: "rcp.rnd.f64 d, a",
-            slots: &[&SLOT_186, &SLOT_3],
+            slots: SlotList { ids: &[186, 3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // rcp.approx.ftz.f64 d, a
         Form { opcode: 71, block: 164, line: 120, text: "rcp.approx.ftz.f64 d, a",
-            slots: &[&SLOT_80, &SLOT_191, &SLOT_3],
+            slots: SlotList { ids: &[80, 191, 3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy}
         Form { opcode: 72, block: 49, line: 220, text: "red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_27, &SLOT_364, &SLOT_29, &SLOT_30],
+            slots: SlotList { ids: &[61, 26, 27, 364, 29, 30], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.space}.add{.level::cache_hint}.type [a], b{, cache-policy}
         Form { opcode: 72, block: 49, line: 223, text: "red{.sem}{.scope}{.space}.add{.level::cache_hint}.type [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_29, &SLOT_32],
+            slots: SlotList { ids: &[61, 26, 27, 31, 29, 32], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy}
         Form { opcode: 72, block: 49, line: 225, text: "red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_27, &SLOT_33, &SLOT_29, &SLOT_20],
+            slots: SlotList { ids: &[61, 26, 27, 33, 29, 20], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy}
         Form { opcode: 72, block: 49, line: 228, text: "red{.sem}{.scope}{.space}.op{.level::cache_hint}.type [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_27, &SLOT_34, &SLOT_29, &SLOT_14],
+            slots: SlotList { ids: &[61, 26, 27, 34, 29, 14], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16 [a], b{, cache-policy}
         Form { opcode: 72, block: 49, line: 232, text: "red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16 [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_4],
+            slots: SlotList { ids: &[61, 26, 27, 31, 39, 29, 4], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16x2 [a], b{, cache-policy}
         Form { opcode: 72, block: 49, line: 234, text: "red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f16x2 [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_5],
+            slots: SlotList { ids: &[61, 26, 27, 31, 39, 29, 5], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16 [a], b {, cache-policy}
         Form { opcode: 72, block: 49, line: 236, text: "red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16 [a], b {, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_6],
+            slots: SlotList { ids: &[61, 26, 27, 31, 39, 29, 6], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16x2 [a], b {, cache-policy}
         Form { opcode: 72, block: 49, line: 239, text: "red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.bf16x2 [a], b {, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_7],
+            slots: SlotList { ids: &[61, 26, 27, 31, 39, 29, 7], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f32 [a], b{, cache-policy}
         Form { opcode: 72, block: 49, line: 243, text: "red{.sem}{.scope}{.space}.add.noftz{.level::cache_hint}.f32 [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_27, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_2],
+            slots: SlotList { ids: &[61, 26, 27, 31, 39, 29, 2], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}.space.op.type [a], b
         Form { opcode: 72, block: 50, line: 259, text: "red{.sem}{.scope}.space.op.type [a], b",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_40, &SLOT_364, &SLOT_30],
+            slots: SlotList { ids: &[61, 26, 40, 364, 30], table: &SLOTS },
             operands: &OPERANDS_179,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}.space.add.type [a], b
         Form { opcode: 72, block: 50, line: 262, text: "red{.sem}{.scope}.space.add.type [a], b",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_40, &SLOT_31, &SLOT_32],
+            slots: SlotList { ids: &[61, 26, 40, 31, 32], table: &SLOTS },
             operands: &OPERANDS_179,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}.space.op.type [a], b
         Form { opcode: 72, block: 50, line: 264, text: "red{.sem}{.scope}.space.op.type [a], b",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_40, &SLOT_33, &SLOT_20],
+            slots: SlotList { ids: &[61, 26, 40, 33, 20], table: &SLOTS },
             operands: &OPERANDS_179,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}.space.op.type [a], b
         Form { opcode: 72, block: 50, line: 267, text: "red{.sem}{.scope}.space.op.type [a], b",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_40, &SLOT_34, &SLOT_14],
+            slots: SlotList { ids: &[61, 26, 40, 34, 14], table: &SLOTS },
             operands: &OPERANDS_179,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}.space.add.noftz.type [a], b
         Form { opcode: 72, block: 50, line: 270, text: "red{.sem}{.scope}.space.add.noftz.type [a], b",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_40, &SLOT_31, &SLOT_39, &SLOT_42],
+            slots: SlotList { ids: &[61, 26, 40, 31, 39, 42], table: &SLOTS },
             operands: &OPERANDS_179,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.f32 [a], b{, cache-policy}
         Form { opcode: 72, block: 51, line: 279, text: "red{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.f32 [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_23, &SLOT_31, &SLOT_29, &SLOT_45, &SLOT_2],
+            slots: SlotList { ids: &[61, 26, 23, 31, 29, 45, 2], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.global}.add.noftz{.level::cache_hint}.vec_32_bit.f32 [a], b{, cache-policy}
         Form { opcode: 72, block: 51, line: 281, text: "red{.sem}{.scope}{.global}.add.noftz{.level::cache_hint}.vec_32_bit.f32 [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_23, &SLOT_31, &SLOT_39, &SLOT_29, &SLOT_45, &SLOT_2],
+            slots: SlotList { ids: &[61, 26, 23, 31, 39, 29, 45, 2], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_16_bit.half_word_type [a], b{, cache-policy}
         Form { opcode: 72, block: 51, line: 282, text: "red{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_16_bit.half_word_type [a], b{, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_23, &SLOT_46, &SLOT_39, &SLOT_29, &SLOT_47, &SLOT_48],
+            slots: SlotList { ids: &[61, 26, 23, 46, 39, 29, 47, 48], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_32_bit.packed_type [a], b {, cache-policy}
         Form { opcode: 72, block: 51, line: 284, text: "red{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_32_bit.packed_type [a], b {, cache-policy}",
-            slots: &[&SLOT_61, &SLOT_26, &SLOT_23, &SLOT_46, &SLOT_39, &SLOT_29, &SLOT_45, &SLOT_49],
+            slots: SlotList { ids: &[61, 26, 23, 46, 39, 29, 45, 49], table: &SLOTS },
             operands: &OPERANDS_178,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.sem.scope{.ss}.completion_mechanism.op.type [a], b, [mbar]
         Form { opcode: 72, block: 52, line: 303, text: "red.async.sem.scope{.ss}.completion_mechanism.op.type [a], b, [mbar]",
-            slots: &[&SLOT_69, &SLOT_365, &SLOT_366, &SLOT_367, &SLOT_71, &SLOT_33, &SLOT_20],
+            slots: SlotList { ids: &[69, 365, 366, 367, 71, 33, 20], table: &SLOTS },
             operands: &OPERANDS_180,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.sem.scope{.ss}.completion_mechanism.op.type [a], b, [mbar]
         Form { opcode: 72, block: 52, line: 314, text: "red.async.sem.scope{.ss}.completion_mechanism.op.type [a], b, [mbar]",
-            slots: &[&SLOT_69, &SLOT_365, &SLOT_366, &SLOT_367, &SLOT_71, &SLOT_34, &SLOT_256],
+            slots: SlotList { ids: &[69, 365, 366, 367, 71, 34, 256], table: &SLOTS },
             operands: &OPERANDS_180,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.sem.scope{.ss}.completion_mechanism.op.type [a], b, [mbar]
         Form { opcode: 72, block: 52, line: 324, text: "red.async.sem.scope{.ss}.completion_mechanism.op.type [a], b, [mbar]",
-            slots: &[&SLOT_69, &SLOT_365, &SLOT_366, &SLOT_367, &SLOT_71, &SLOT_364, &SLOT_44],
+            slots: SlotList { ids: &[69, 365, 366, 367, 71, 364, 44], table: &SLOTS },
             operands: &OPERANDS_180,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.sem.scope{.ss}.completion_mechanism.add.type [a], b, [mbar]
         Form { opcode: 72, block: 52, line: 334, text: "red.async.sem.scope{.ss}.completion_mechanism.add.type [a], b, [mbar]",
-            slots: &[&SLOT_69, &SLOT_365, &SLOT_366, &SLOT_367, &SLOT_71, &SLOT_31, &SLOT_14],
+            slots: SlotList { ids: &[69, 365, 366, 367, 71, 31, 14], table: &SLOTS },
             operands: &OPERANDS_180,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.sem.scope{.ss}.op.type [a], b
         Form { opcode: 72, block: 52, line: 350, text: "red.async.sem.scope{.ss}.op.type [a], b",
-            slots: &[&SLOT_69, &SLOT_368, &SLOT_369, &SLOT_249, &SLOT_33, &SLOT_20],
+            slots: SlotList { ids: &[69, 368, 369, 249, 33, 20], table: &SLOTS },
             operands: &OPERANDS_181,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.sem.scope{.ss}.op.type [a], b
         Form { opcode: 72, block: 52, line: 353, text: "red.async.sem.scope{.ss}.op.type [a], b",
-            slots: &[&SLOT_69, &SLOT_368, &SLOT_369, &SLOT_249, &SLOT_34, &SLOT_256],
+            slots: SlotList { ids: &[69, 368, 369, 249, 34, 256], table: &SLOTS },
             operands: &OPERANDS_181,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.sem.scope{.ss}.op.type [a], b
         Form { opcode: 72, block: 52, line: 356, text: "red.async.sem.scope{.ss}.op.type [a], b",
-            slots: &[&SLOT_69, &SLOT_368, &SLOT_369, &SLOT_249, &SLOT_364, &SLOT_44],
+            slots: SlotList { ids: &[69, 368, 369, 249, 364, 44], table: &SLOTS },
             operands: &OPERANDS_181,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.sem.scope{.ss}.add.type [a], b
         Form { opcode: 72, block: 52, line: 359, text: "red.async.sem.scope{.ss}.add.type [a], b",
-            slots: &[&SLOT_69, &SLOT_368, &SLOT_369, &SLOT_249, &SLOT_31, &SLOT_14],
+            slots: SlotList { ids: &[69, 368, 369, 249, 31, 14], table: &SLOTS },
             operands: &OPERANDS_181,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.mmio.sem.sys{.ss}.op.type [a], b
         Form { opcode: 72, block: 52, line: 361, text: "red.async.mmio.sem.sys{.ss}.op.type [a], b",
-            slots: &[&SLOT_69, &SLOT_232, &SLOT_368, &SLOT_233, &SLOT_249, &SLOT_33, &SLOT_20],
+            slots: SlotList { ids: &[69, 232, 368, 233, 249, 33, 20], table: &SLOTS },
             operands: &OPERANDS_182,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.mmio.sem.sys{.ss}.op.type [a], b
         Form { opcode: 72, block: 52, line: 364, text: "red.async.mmio.sem.sys{.ss}.op.type [a], b",
-            slots: &[&SLOT_69, &SLOT_232, &SLOT_368, &SLOT_233, &SLOT_249, &SLOT_34, &SLOT_256],
+            slots: SlotList { ids: &[69, 232, 368, 233, 249, 34, 256], table: &SLOTS },
             operands: &OPERANDS_182,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.mmio.sem.sys{.ss}.op.type [a], b
         Form { opcode: 72, block: 52, line: 367, text: "red.async.mmio.sem.sys{.ss}.op.type [a], b",
-            slots: &[&SLOT_69, &SLOT_232, &SLOT_368, &SLOT_233, &SLOT_249, &SLOT_364, &SLOT_44],
+            slots: SlotList { ids: &[69, 232, 368, 233, 249, 364, 44], table: &SLOTS },
             operands: &OPERANDS_182,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // red.async.mmio.sem.sys{.ss}.add.type [a], b
         Form { opcode: 72, block: 52, line: 370, text: "red.async.mmio.sem.sys{.ss}.add.type [a], b",
-            slots: &[&SLOT_69, &SLOT_232, &SLOT_368, &SLOT_233, &SLOT_249, &SLOT_31, &SLOT_14],
+            slots: SlotList { ids: &[69, 232, 368, 233, 249, 31, 14], table: &SLOTS },
             operands: &OPERANDS_182,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // redux.sync.op.type dst, src, membermask
         Form { opcode: 73, block: 58, line: 418, text: "redux.sync.op.type dst, src, membermask",
-            slots: &[&SLOT_51, &SLOT_46, &SLOT_256],
+            slots: SlotList { ids: &[51, 46, 256], table: &SLOTS },
             operands: &OPERANDS_183,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // redux.sync.op.b32 dst, src, membermask
         Form { opcode: 73, block: 58, line: 422, text: "redux.sync.op.b32 dst, src, membermask",
-            slots: &[&SLOT_51, &SLOT_364, &SLOT_8],
+            slots: SlotList { ids: &[51, 364, 8], table: &SLOTS },
             operands: &OPERANDS_183,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // redux.sync.op{.abs}{.NaN}.f32 dst, src, membermask
         Form { opcode: 73, block: 58, line: 425, text: "redux.sync.op{.abs}{.NaN}.f32 dst, src, membermask",
-            slots: &[&SLOT_51, &SLOT_34, &SLOT_267, &SLOT_264, &SLOT_2],
+            slots: SlotList { ids: &[51, 34, 267, 264, 2], table: &SLOTS },
             operands: &OPERANDS_183,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // rem.type d, a, b
         Form { opcode: 74, block: 9, line: 77, text: "rem.type d, a, b",
-            slots: &[&SLOT_9],
+            slots: SlotList { ids: &[9], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // ret{.uni}
         Form { opcode: 75, block: 38, line: 34, text: "ret{.uni}",
-            slots: &[&SLOT_66],
+            slots: SlotList { ids: &[66], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // rsqrt.approx{.ftz}.f32 d, a
         Form { opcode: 76, block: 166, line: 130, text: "rsqrt.approx{.ftz}.f32 d, a",
-            slots: &[&SLOT_80, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[80, 1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // rsqrt.approx.f64 d, a
         Form { opcode: 76, block: 166, line: 131, text: "rsqrt.approx.f64 d, a",
-            slots: &[&SLOT_80, &SLOT_3],
+            slots: SlotList { ids: &[80, 3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // rsqrt.approx.ftz.f64 d, a
         Form { opcode: 76, block: 167, line: 134, text: "rsqrt.approx.ftz.f64 d, a",
-            slots: &[&SLOT_80, &SLOT_191, &SLOT_3],
+            slots: SlotList { ids: &[80, 191, 3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sad.type d, a, b, c
         Form { opcode: 77, block: 7, line: 65, text: "sad.type d, a, b, c",
-            slots: &[&SLOT_9],
+            slots: SlotList { ids: &[9], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // selp.type d, a, b, c
         Form { opcode: 78, block: 188, line: 28, text: "selp.type d, a, b, c",
-            slots: &[&SLOT_370],
+            slots: SlotList { ids: &[370], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp{.ftz}.dtype.stype d, a, b
         Form { opcode: 79, block: 186, line: 3, text: "set.CmpOp{.ftz}.dtype.stype d, a, b",
-            slots: &[&SLOT_371, &SLOT_1, &SLOT_372, &SLOT_373],
+            slots: SlotList { ids: &[371, 1, 372, 373], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c
         Form { opcode: 79, block: 186, line: 4, text: "set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c",
-            slots: &[&SLOT_371, &SLOT_374, &SLOT_1, &SLOT_372, &SLOT_373],
+            slots: SlotList { ids: &[371, 374, 1, 372, 373], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp{.ftz}.f16.stype d, a, b
         Form { opcode: 79, block: 190, line: 3, text: "set.CmpOp{.ftz}.f16.stype d, a, b",
-            slots: &[&SLOT_375, &SLOT_1, &SLOT_4, &SLOT_376],
+            slots: SlotList { ids: &[375, 1, 4, 376], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.BoolOp{.ftz}.f16.stype d, a, b, {!}c
         Form { opcode: 79, block: 190, line: 4, text: "set.CmpOp.BoolOp{.ftz}.f16.stype d, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_1, &SLOT_4, &SLOT_376],
+            slots: SlotList { ids: &[375, 374, 1, 4, 376], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.bf16.stype d, a, b
         Form { opcode: 79, block: 190, line: 6, text: "set.CmpOp.bf16.stype d, a, b",
-            slots: &[&SLOT_375, &SLOT_6, &SLOT_376],
+            slots: SlotList { ids: &[375, 6, 376], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.BoolOp.bf16.stype d, a, b, {!}c
         Form { opcode: 79, block: 190, line: 7, text: "set.CmpOp.BoolOp.bf16.stype d, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_6, &SLOT_376],
+            slots: SlotList { ids: &[375, 374, 6, 376], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp{.ftz}.dtype.f16 d, a, b
         Form { opcode: 79, block: 190, line: 9, text: "set.CmpOp{.ftz}.dtype.f16 d, a, b",
-            slots: &[&SLOT_375, &SLOT_1, &SLOT_377, &SLOT_4],
+            slots: SlotList { ids: &[375, 1, 377, 4], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.BoolOp{.ftz}.dtype.f16 d, a, b, {!}c
         Form { opcode: 79, block: 190, line: 10, text: "set.CmpOp.BoolOp{.ftz}.dtype.f16 d, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_1, &SLOT_377, &SLOT_4],
+            slots: SlotList { ids: &[375, 374, 1, 377, 4], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.dtype.bf16 d, a, b
         Form { opcode: 79, block: 190, line: 13, text: "set.CmpOp.dtype.bf16 d, a, b",
-            slots: &[&SLOT_375, &SLOT_377, &SLOT_6],
+            slots: SlotList { ids: &[375, 377, 6], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.BoolOp.dtype.bf16 d, a, b, {!}c
         Form { opcode: 79, block: 190, line: 14, text: "set.CmpOp.BoolOp.dtype.bf16 d, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_377, &SLOT_6],
+            slots: SlotList { ids: &[375, 374, 377, 6], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp{.ftz}.dtype.f16x2 d, a, b
         Form { opcode: 79, block: 190, line: 17, text: "set.CmpOp{.ftz}.dtype.f16x2 d, a, b",
-            slots: &[&SLOT_375, &SLOT_1, &SLOT_378, &SLOT_5],
+            slots: SlotList { ids: &[375, 1, 378, 5], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.BoolOp{.ftz}.dtype.f16x2 d, a, b, {!}c
         Form { opcode: 79, block: 190, line: 18, text: "set.CmpOp.BoolOp{.ftz}.dtype.f16x2 d, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_1, &SLOT_378, &SLOT_5],
+            slots: SlotList { ids: &[375, 374, 1, 378, 5], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.dtype.bf16x2 d, a, b
         Form { opcode: 79, block: 190, line: 21, text: "set.CmpOp.dtype.bf16x2 d, a, b",
-            slots: &[&SLOT_375, &SLOT_379, &SLOT_7],
+            slots: SlotList { ids: &[375, 379, 7], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // set.CmpOp.BoolOp.dtype.bf16x2 d, a, b, {!}c
         Form { opcode: 79, block: 190, line: 22, text: "set.CmpOp.BoolOp.dtype.bf16x2 d, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_379, &SLOT_7],
+            slots: SlotList { ids: &[375, 374, 379, 7], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setmaxnreg.action.sync.aligned.u32 imm-reg-count
         Form { opcode: 80, block: 140, line: 29, text: "setmaxnreg.action.sync.aligned.u32 imm-reg-count",
-            slots: &[&SLOT_380, &SLOT_51, &SLOT_237, &SLOT_55],
+            slots: SlotList { ids: &[380, 51, 237, 55], table: &SLOTS },
             operands: &OPERANDS_184,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // setp.CmpOp{.ftz}.type p[|q], a, b
         Form { opcode: 81, block: 187, line: 16, text: "setp.CmpOp{.ftz}.type p[|q], a, b",
-            slots: &[&SLOT_371, &SLOT_1, &SLOT_370],
+            slots: SlotList { ids: &[371, 1, 370], table: &SLOTS },
             operands: &OPERANDS_185,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setp.CmpOp.BoolOp{.ftz}.type p[|q], a, b, {!}c
         Form { opcode: 81, block: 187, line: 17, text: "setp.CmpOp.BoolOp{.ftz}.type p[|q], a, b, {!}c",
-            slots: &[&SLOT_371, &SLOT_374, &SLOT_1, &SLOT_370],
+            slots: SlotList { ids: &[371, 374, 1, 370], table: &SLOTS },
             operands: &OPERANDS_186,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setp.CmpOp{.ftz}.f16 p, a, b
         Form { opcode: 81, block: 191, line: 34, text: "setp.CmpOp{.ftz}.f16 p, a, b",
-            slots: &[&SLOT_375, &SLOT_1, &SLOT_4],
+            slots: SlotList { ids: &[375, 1, 4], table: &SLOTS },
             operands: &OPERANDS_187,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setp.CmpOp.BoolOp{.ftz}.f16 p, a, b, {!}c
         Form { opcode: 81, block: 191, line: 35, text: "setp.CmpOp.BoolOp{.ftz}.f16 p, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_1, &SLOT_4],
+            slots: SlotList { ids: &[375, 374, 1, 4], table: &SLOTS },
             operands: &OPERANDS_188,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setp.CmpOp{.ftz}.f16x2 p|q, a, b
         Form { opcode: 81, block: 191, line: 37, text: "setp.CmpOp{.ftz}.f16x2 p|q, a, b",
-            slots: &[&SLOT_375, &SLOT_1, &SLOT_5],
+            slots: SlotList { ids: &[375, 1, 5], table: &SLOTS },
             operands: &OPERANDS_189,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setp.CmpOp.BoolOp{.ftz}.f16x2 p|q, a, b, {!}c
         Form { opcode: 81, block: 191, line: 38, text: "setp.CmpOp.BoolOp{.ftz}.f16x2 p|q, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_1, &SLOT_5],
+            slots: SlotList { ids: &[375, 374, 1, 5], table: &SLOTS },
             operands: &OPERANDS_190,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setp.CmpOp.bf16 p, a, b
         Form { opcode: 81, block: 191, line: 40, text: "setp.CmpOp.bf16 p, a, b",
-            slots: &[&SLOT_375, &SLOT_6],
+            slots: SlotList { ids: &[375, 6], table: &SLOTS },
             operands: &OPERANDS_187,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setp.CmpOp.BoolOp.bf16 p, a, b, {!}c
         Form { opcode: 81, block: 191, line: 41, text: "setp.CmpOp.BoolOp.bf16 p, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_6],
+            slots: SlotList { ids: &[375, 374, 6], table: &SLOTS },
             operands: &OPERANDS_188,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setp.CmpOp.bf16x2 p|q, a, b
         Form { opcode: 81, block: 191, line: 43, text: "setp.CmpOp.bf16x2 p|q, a, b",
-            slots: &[&SLOT_375, &SLOT_7],
+            slots: SlotList { ids: &[375, 7], table: &SLOTS },
             operands: &OPERANDS_189,
             shape: Shape::Dst1, effects: Effects::Pure },
         // setp.CmpOp.BoolOp.bf16x2 p|q, a, b, {!}c
         Form { opcode: 81, block: 191, line: 44, text: "setp.CmpOp.BoolOp.bf16x2 p|q, a, b, {!}c",
-            slots: &[&SLOT_375, &SLOT_374, &SLOT_7],
+            slots: SlotList { ids: &[375, 374, 7], table: &SLOTS },
             operands: &OPERANDS_190,
             shape: Shape::Dst1, effects: Effects::Pure },
         // shf.l.mode.b32 d, a, b, c
         Form { opcode: 82, block: 198, line: 37, text: "shf.l.mode.b32 d, a, b, c",
-            slots: &[&SLOT_381, &SLOT_65, &SLOT_8],
+            slots: SlotList { ids: &[381, 65, 8], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // shf.r.mode.b32 d, a, b, c
         Form { opcode: 82, block: 198, line: 38, text: "shf.r.mode.b32 d, a, b, c",
-            slots: &[&SLOT_382, &SLOT_65, &SLOT_8],
+            slots: SlotList { ids: &[382, 65, 8], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // shfl.mode.b32 d[|p], a, b, c
         Form { opcode: 83, block: 217, line: 24, text: "shfl.mode.b32 d[|p], a, b, c",
-            slots: &[&SLOT_383, &SLOT_8],
+            slots: SlotList { ids: &[383, 8], table: &SLOTS },
             operands: &OPERANDS_191,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // shfl.sync.mode.b32 d[|p], a, b, c, membermask
         Form { opcode: 83, block: 218, line: 29, text: "shfl.sync.mode.b32 d[|p], a, b, c, membermask",
-            slots: &[&SLOT_51, &SLOT_383, &SLOT_8],
+            slots: SlotList { ids: &[51, 383, 8], table: &SLOTS },
             operands: &OPERANDS_192,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // shl.type d, a, b
         Form { opcode: 84, block: 199, line: 43, text: "shl.type d, a, b",
-            slots: &[&SLOT_78],
+            slots: SlotList { ids: &[78], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // shr.type d, a, b
         Form { opcode: 85, block: 200, line: 48, text: "shr.type d, a, b",
-            slots: &[&SLOT_384],
+            slots: SlotList { ids: &[384], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sin.approx{.ftz}.f32 d, a
         Form { opcode: 86, block: 168, line: 137, text: "sin.approx{.ftz}.f32 d, a",
-            slots: &[&SLOT_80, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[80, 1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // slct.dtype.s32 d, a, b, c
         Form { opcode: 87, block: 189, line: 36, text: "slct.dtype.s32 d, a, b, c",
-            slots: &[&SLOT_385, &SLOT_11],
+            slots: SlotList { ids: &[385, 11], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // slct{.ftz}.dtype.f32 d, a, b, c
         Form { opcode: 87, block: 189, line: 37, text: "slct{.ftz}.dtype.f32 d, a, b, c",
-            slots: &[&SLOT_1, &SLOT_385, &SLOT_2],
+            slots: SlotList { ids: &[1, 385, 2], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sqrt.approx{.ftz}.f32 d, a
         Form { opcode: 88, block: 165, line: 123, text: "sqrt.approx{.ftz}.f32 d, a",
-            slots: &[&SLOT_80, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[80, 1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sqrt.rnd{.ftz}.f32 d, a
         Form { opcode: 88, block: 165, line: 124, text: "sqrt.rnd{.ftz}.f32 d, a",
-            slots: &[&SLOT_186, &SLOT_1, &SLOT_2],
+            slots: SlotList { ids: &[186, 1, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sqrt.rnd.f64 d, a
         Form { opcode: 88, block: 165, line: 125, text: "sqrt.rnd.f64 d, a",
-            slots: &[&SLOT_186, &SLOT_3],
+            slots: SlotList { ids: &[186, 3], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 201, text: "st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_386, &SLOT_29, &SLOT_216],
+            slots: SlotList { ids: &[214, 23, 386, 29, 216], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 201, text: "st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_386, &SLOT_29, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[214, 23, 386, 29, 217, 218], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 201, text: "st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_386, &SLOT_29, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 386, 29, 219, 220], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 201, text: "st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_386, &SLOT_29, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 386, 29, 221, 222], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 201, text: "st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_386, &SLOT_29, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 386, 29, 223, 220], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 201, text: "st{.weak}{.global}{.cop}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_386, &SLOT_29, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 386, 29, 76, 222], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}.cop.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 202, text: "st{.weak}{.global}.cop.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_387, &SLOT_225, &SLOT_29, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 387, 225, 29, 223, 220], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}.cop.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 202, text: "st{.weak}{.global}.cop.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_387, &SLOT_225, &SLOT_29, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 387, 225, 29, 76, 222], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 203, text: "st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_216],
+            slots: SlotList { ids: &[214, 23, 226, 29, 216], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 203, text: "st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[214, 23, 226, 29, 217, 218], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 203, text: "st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 226, 29, 219, 220], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 203, text: "st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 226, 29, 221, 222], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 203, text: "st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 226, 29, 223, 220], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 203, text: "st{.weak}{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 226, 29, 76, 222], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 204, text: "st{.weak}{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[214, 23, 226, 225, 29, 223, 220], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 204, text: "st{.weak}{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}",
-            slots: &[&SLOT_214, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[214, 23, 226, 225, 29, 76, 222], table: &SLOTS },
             operands: &OPERANDS_193,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}.ss{.cop}.vtype128 [ax], b
         Form { opcode: 89, block: 223, line: 207, text: "st{.weak}.ss{.cop}.vtype128 [ax], b",
-            slots: &[&SLOT_214, &SLOT_388, &SLOT_386, &SLOT_216],
+            slots: SlotList { ids: &[214, 388, 386, 216], table: &SLOTS },
             operands: &OPERANDS_194,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}.ss{.cop}.vtype128 [ax], b
         Form { opcode: 89, block: 223, line: 207, text: "st{.weak}.ss{.cop}.vtype128 [ax], b",
-            slots: &[&SLOT_214, &SLOT_388, &SLOT_386, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[214, 388, 386, 217, 218], table: &SLOTS },
             operands: &OPERANDS_194,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}.ss{.cop}.vtype128 [ax], b
         Form { opcode: 89, block: 223, line: 207, text: "st{.weak}.ss{.cop}.vtype128 [ax], b",
-            slots: &[&SLOT_214, &SLOT_388, &SLOT_386, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[214, 388, 386, 219, 220], table: &SLOTS },
             operands: &OPERANDS_194,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st{.weak}.ss{.cop}.vtype128 [ax], b
         Form { opcode: 89, block: 223, line: 207, text: "st{.weak}.ss{.cop}.vtype128 [ax], b",
-            slots: &[&SLOT_214, &SLOT_388, &SLOT_386, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[214, 388, 386, 221, 222], table: &SLOTS },
             operands: &OPERANDS_194,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile{.global}.vtype [ag], b
         Form { opcode: 89, block: 223, line: 209, text: "st.volatile{.global}.vtype [ag], b",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_216],
+            slots: SlotList { ids: &[228, 23, 216], table: &SLOTS },
             operands: &OPERANDS_195,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile{.global}.vtype [ag], b
         Form { opcode: 89, block: 223, line: 209, text: "st.volatile{.global}.vtype [ag], b",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[228, 23, 217, 218], table: &SLOTS },
             operands: &OPERANDS_195,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile{.global}.vtype [ag], b
         Form { opcode: 89, block: 223, line: 209, text: "st.volatile{.global}.vtype [ag], b",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[228, 23, 219, 220], table: &SLOTS },
             operands: &OPERANDS_195,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile{.global}.vtype [ag], b
         Form { opcode: 89, block: 223, line: 209, text: "st.volatile{.global}.vtype [ag], b",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[228, 23, 221, 222], table: &SLOTS },
             operands: &OPERANDS_195,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile{.global}.vtype [ag], b
         Form { opcode: 89, block: 223, line: 209, text: "st.volatile{.global}.vtype [ag], b",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[228, 23, 223, 220], table: &SLOTS },
             operands: &OPERANDS_195,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile{.global}.vtype [ag], b
         Form { opcode: 89, block: 223, line: 209, text: "st.volatile{.global}.vtype [ag], b",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[228, 23, 76, 222], table: &SLOTS },
             operands: &OPERANDS_195,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile{.global}.level2::eviction_priority.vtype256 [ag], b
         Form { opcode: 89, block: 223, line: 210, text: "st.volatile{.global}.level2::eviction_priority.vtype256 [ag], b",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_225, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[228, 23, 225, 223, 220], table: &SLOTS },
             operands: &OPERANDS_195,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile{.global}.level2::eviction_priority.vtype256 [ag], b
         Form { opcode: 89, block: 223, line: 210, text: "st.volatile{.global}.level2::eviction_priority.vtype256 [ag], b",
-            slots: &[&SLOT_228, &SLOT_23, &SLOT_225, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[228, 23, 225, 76, 222], table: &SLOTS },
             operands: &OPERANDS_195,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile.volatile_ss.vtype128 [av], b
         Form { opcode: 89, block: 223, line: 211, text: "st.volatile.volatile_ss.vtype128 [av], b",
-            slots: &[&SLOT_228, &SLOT_389, &SLOT_216],
+            slots: SlotList { ids: &[228, 389, 216], table: &SLOTS },
             operands: &OPERANDS_196,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile.volatile_ss.vtype128 [av], b
         Form { opcode: 89, block: 223, line: 211, text: "st.volatile.volatile_ss.vtype128 [av], b",
-            slots: &[&SLOT_228, &SLOT_389, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[228, 389, 217, 218], table: &SLOTS },
             operands: &OPERANDS_196,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile.volatile_ss.vtype128 [av], b
         Form { opcode: 89, block: 223, line: 211, text: "st.volatile.volatile_ss.vtype128 [av], b",
-            slots: &[&SLOT_228, &SLOT_389, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[228, 389, 219, 220], table: &SLOTS },
             operands: &OPERANDS_196,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.volatile.volatile_ss.vtype128 [av], b
         Form { opcode: 89, block: 223, line: 211, text: "st.volatile.volatile_ss.vtype128 [av], b",
-            slots: &[&SLOT_228, &SLOT_389, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[228, 389, 221, 222], table: &SLOTS },
             operands: &OPERANDS_196,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 213, text: "st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_216],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 216], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 213, text: "st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 217, 218], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 213, text: "st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 219, 220], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 213, text: "st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 221, 222], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 213, text: "st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 223, 220], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 213, text: "st.relaxed.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[230, 194, 23, 226, 29, 76, 222], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 214, text: "st.relaxed.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[230, 194, 23, 226, 225, 29, 223, 220], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 214, text: "st.relaxed.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[230, 194, 23, 226, 225, 29, 76, 222], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope.shared_ss.vtype128 [ash], b
         Form { opcode: 89, block: 223, line: 216, text: "st.relaxed.scope.shared_ss.vtype128 [ash], b",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_390, &SLOT_216],
+            slots: SlotList { ids: &[230, 194, 390, 216], table: &SLOTS },
             operands: &OPERANDS_198,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope.shared_ss.vtype128 [ash], b
         Form { opcode: 89, block: 223, line: 216, text: "st.relaxed.scope.shared_ss.vtype128 [ash], b",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_390, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[230, 194, 390, 217, 218], table: &SLOTS },
             operands: &OPERANDS_198,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope.shared_ss.vtype128 [ash], b
         Form { opcode: 89, block: 223, line: 216, text: "st.relaxed.scope.shared_ss.vtype128 [ash], b",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_390, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[230, 194, 390, 219, 220], table: &SLOTS },
             operands: &OPERANDS_198,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.relaxed.scope.shared_ss.vtype128 [ash], b
         Form { opcode: 89, block: 223, line: 216, text: "st.relaxed.scope.shared_ss.vtype128 [ash], b",
-            slots: &[&SLOT_230, &SLOT_194, &SLOT_390, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[230, 194, 390, 221, 222], table: &SLOTS },
             operands: &OPERANDS_198,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 218, text: "st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_216],
+            slots: SlotList { ids: &[197, 194, 23, 226, 29, 216], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 218, text: "st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[197, 194, 23, 226, 29, 217, 218], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 218, text: "st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[197, 194, 23, 226, 29, 219, 220], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 218, text: "st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[197, 194, 23, 226, 29, 221, 222], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 218, text: "st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[197, 194, 23, 226, 29, 223, 220], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 218, text: "st.release.scope{.global}{.level1::eviction_priority}{.level::cache_hint}.vtype [ag], b{, cache-policy}",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_29, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[197, 194, 23, 226, 29, 76, 222], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 219, text: "st.release.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_223, &SLOT_220],
+            slots: SlotList { ids: &[197, 194, 23, 226, 225, 29, 223, 220], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}
         Form { opcode: 89, block: 223, line: 219, text: "st.release.scope{.global}{.level1::eviction_priority}.level2::eviction_priority{.level::cache_hint}.vtype256 [ag], b{, cache-policy}",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_23, &SLOT_226, &SLOT_225, &SLOT_29, &SLOT_76, &SLOT_222],
+            slots: SlotList { ids: &[197, 194, 23, 226, 225, 29, 76, 222], table: &SLOTS },
             operands: &OPERANDS_197,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope.shared_ss.vtype128 [ash], b
         Form { opcode: 89, block: 223, line: 221, text: "st.release.scope.shared_ss.vtype128 [ash], b",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_390, &SLOT_216],
+            slots: SlotList { ids: &[197, 194, 390, 216], table: &SLOTS },
             operands: &OPERANDS_198,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope.shared_ss.vtype128 [ash], b
         Form { opcode: 89, block: 223, line: 221, text: "st.release.scope.shared_ss.vtype128 [ash], b",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_390, &SLOT_217, &SLOT_218],
+            slots: SlotList { ids: &[197, 194, 390, 217, 218], table: &SLOTS },
             operands: &OPERANDS_198,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope.shared_ss.vtype128 [ash], b
         Form { opcode: 89, block: 223, line: 221, text: "st.release.scope.shared_ss.vtype128 [ash], b",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_390, &SLOT_219, &SLOT_220],
+            slots: SlotList { ids: &[197, 194, 390, 219, 220], table: &SLOTS },
             operands: &OPERANDS_198,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.release.scope.shared_ss.vtype128 [ash], b
         Form { opcode: 89, block: 223, line: 221, text: "st.release.scope.shared_ss.vtype128 [ash], b",
-            slots: &[&SLOT_197, &SLOT_194, &SLOT_390, &SLOT_221, &SLOT_222],
+            slots: SlotList { ids: &[197, 194, 390, 221, 222], table: &SLOTS },
             operands: &OPERANDS_198,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.mmio.relaxed.sys{.global}.type [ag], b
         Form { opcode: 89, block: 223, line: 223, text: "st.mmio.relaxed.sys{.global}.type [ag], b",
-            slots: &[&SLOT_232, &SLOT_230, &SLOT_233, &SLOT_23, &SLOT_216],
+            slots: SlotList { ids: &[232, 230, 233, 23, 216], table: &SLOTS },
             operands: &OPERANDS_199,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.async{.weak}{.ss}.completion_mechanism{.vec}.type [a], b, [mbar]
         Form { opcode: 89, block: 224, line: 270, text: "st.async{.weak}{.ss}.completion_mechanism{.vec}.type [a], b, [mbar]",
-            slots: &[&SLOT_69, &SLOT_214, &SLOT_367, &SLOT_71, &SLOT_391, &SLOT_392],
+            slots: SlotList { ids: &[69, 214, 367, 71, 391, 392], table: &SLOTS },
             operands: &OPERANDS_200,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.async{.scope}{.ss}.completion_mechanism{.vec}.type [a], b, [mbar]
         Form { opcode: 89, block: 224, line: 271, text: "st.async{.scope}{.ss}.completion_mechanism{.vec}.type [a], b, [mbar]",
-            slots: &[&SLOT_69, &SLOT_393, &SLOT_367, &SLOT_71, &SLOT_391, &SLOT_392],
+            slots: SlotList { ids: &[69, 393, 367, 71, 391, 392], table: &SLOTS },
             operands: &OPERANDS_200,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.async{.mmio}.sem.scope{.ss}.type8 [a], b8
         Form { opcode: 89, block: 224, line: 295, text: "st.async{.mmio}.sem.scope{.ss}.type8 [a], b8",
-            slots: &[&SLOT_69, &SLOT_394, &SLOT_368, &SLOT_369, &SLOT_249, &SLOT_395],
+            slots: SlotList { ids: &[69, 394, 368, 369, 249, 395], table: &SLOTS },
             operands: &OPERANDS_201,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.async{.mmio}.sem.scope{.ss}.type16 [a], b16
         Form { opcode: 89, block: 224, line: 296, text: "st.async{.mmio}.sem.scope{.ss}.type16 [a], b16",
-            slots: &[&SLOT_69, &SLOT_394, &SLOT_368, &SLOT_369, &SLOT_249, &SLOT_396],
+            slots: SlotList { ids: &[69, 394, 368, 369, 249, 396], table: &SLOTS },
             operands: &OPERANDS_202,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.async{.mmio}.sem.scope{.ss}.type32 [a], b32
         Form { opcode: 89, block: 224, line: 297, text: "st.async{.mmio}.sem.scope{.ss}.type32 [a], b32",
-            slots: &[&SLOT_69, &SLOT_394, &SLOT_368, &SLOT_369, &SLOT_249, &SLOT_220],
+            slots: SlotList { ids: &[69, 394, 368, 369, 249, 220], table: &SLOTS },
             operands: &OPERANDS_203,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.async{.mmio}.sem.scope{.ss}.type64 [a], b64
         Form { opcode: 89, block: 224, line: 298, text: "st.async{.mmio}.sem.scope{.ss}.type64 [a], b64",
-            slots: &[&SLOT_69, &SLOT_394, &SLOT_368, &SLOT_369, &SLOT_249, &SLOT_222],
+            slots: SlotList { ids: &[69, 394, 368, 369, 249, 222], table: &SLOTS },
             operands: &OPERANDS_204,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.bulk{.weak}{.shared::cta} [a], size32, initval
         Form { opcode: 89, block: 225, line: 325, text: "st.bulk{.weak}{.shared::cta} [a], size32, initval",
-            slots: &[&SLOT_93, &SLOT_214, &SLOT_397],
+            slots: SlotList { ids: &[93, 214, 397], table: &SLOTS },
             operands: &OPERANDS_205,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // st.bulk{.weak}{.shared::cta} [a], size64, initval
         Form { opcode: 89, block: 225, line: 326, text: "st.bulk{.weak}{.shared::cta} [a], size64, initval",
-            slots: &[&SLOT_93, &SLOT_214, &SLOT_397],
+            slots: SlotList { ids: &[93, 214, 397], table: &SLOTS },
             operands: &OPERANDS_206,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // stackrestore.type a
         Form { opcode: 90, block: 123, line: 21, text: "stackrestore.type a",
-            slots: &[&SLOT_20],
+            slots: SlotList { ids: &[20], table: &SLOTS },
             operands: &OPERANDS_207,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // stackrestore.type a
         Form { opcode: 90, block: 124, line: 28, text: "stackrestore.type a",
-            slots: &[&SLOT_21],
+            slots: SlotList { ids: &[21], table: &SLOTS },
             operands: &OPERANDS_208,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // stacksave.type d
         Form { opcode: 91, block: 121, line: 6, text: "stacksave.type d",
-            slots: &[&SLOT_20],
+            slots: SlotList { ids: &[20], table: &SLOTS },
             operands: &OPERANDS_209,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // stacksave.type d
         Form { opcode: 91, block: 122, line: 12, text: "stacksave.type d",
-            slots: &[&SLOT_21],
+            slots: SlotList { ids: &[21], table: &SLOTS },
             operands: &OPERANDS_210,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r
         Form { opcode: 92, block: 93, line: 368, text: "stmatrix.sync.aligned.shape.num{.trans}{.ss}.type [p], r",
-            slots: &[&SLOT_51, &SLOT_237, &SLOT_398, &SLOT_239, &SLOT_240, &SLOT_241, &SLOT_399],
+            slots: SlotList { ids: &[51, 237, 398, 239, 240, 241, 399], table: &SLOTS },
             operands: &OPERANDS_211,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sub.type d, a, b
         Form { opcode: 93, block: 2, line: 20, text: "sub.type d, a, b",
-            slots: &[&SLOT_9],
+            slots: SlotList { ids: &[9], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sub{.sat}.s32 d, a, b
         Form { opcode: 93, block: 2, line: 21, text: "sub{.sat}.s32 d, a, b",
-            slots: &[&SLOT_10, &SLOT_11],
+            slots: SlotList { ids: &[10, 11], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sub.cc.type d, a, b
         Form { opcode: 93, block: 143, line: 14, text: "sub.cc.type d, a, b",
-            slots: &[&SLOT_13, &SLOT_14],
+            slots: SlotList { ids: &[13, 14], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // sub{.rnd}{.ftz}{.sat}.f32 d, a, b
         Form { opcode: 93, block: 151, line: 32, text: "sub{.rnd}{.ftz}{.sat}.f32 d, a, b",
-            slots: &[&SLOT_15, &SLOT_1, &SLOT_10, &SLOT_2],
+            slots: SlotList { ids: &[15, 1, 10, 2], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sub{.rnd}.f64 d, a, b
         Form { opcode: 93, block: 151, line: 33, text: "sub{.rnd}.f64 d, a, b",
-            slots: &[&SLOT_15, &SLOT_3],
+            slots: SlotList { ids: &[15, 3], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sub{.rnd}{.ftz}.f32x2 d, a, b
         Form { opcode: 93, block: 152, line: 38, text: "sub{.rnd}{.ftz}.f32x2 d, a, b",
-            slots: &[&SLOT_15, &SLOT_1, &SLOT_16],
+            slots: SlotList { ids: &[15, 1, 16], table: &SLOTS },
             operands: &OPERANDS_4,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sub{.rnd}{.ftz}{.sat}.f16 d, a, b
         Form { opcode: 93, block: 174, line: 12, text: "sub{.rnd}{.ftz}{.sat}.f16 d, a, b",
-            slots: &[&SLOT_17, &SLOT_1, &SLOT_10, &SLOT_4],
+            slots: SlotList { ids: &[17, 1, 10, 4], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sub{.rnd}{.ftz}{.sat}.f16x2 d, a, b
         Form { opcode: 93, block: 174, line: 13, text: "sub{.rnd}{.ftz}{.sat}.f16x2 d, a, b",
-            slots: &[&SLOT_17, &SLOT_1, &SLOT_10, &SLOT_5],
+            slots: SlotList { ids: &[17, 1, 10, 5], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sub{.rnd}.bf16 d, a, b
         Form { opcode: 93, block: 174, line: 15, text: "sub{.rnd}.bf16 d, a, b",
-            slots: &[&SLOT_17, &SLOT_6],
+            slots: SlotList { ids: &[17, 6], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sub{.rnd}.bf16x2 d, a, b
         Form { opcode: 93, block: 174, line: 16, text: "sub{.rnd}.bf16x2 d, a, b",
-            slots: &[&SLOT_17, &SLOT_7],
+            slots: SlotList { ids: &[17, 7], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // sub{.rnd}{.sat}.f32.atype d, a, c
         Form { opcode: 93, block: 184, line: 13, text: "sub{.rnd}{.sat}.f32.atype d, a, c",
-            slots: &[&SLOT_15, &SLOT_10, &SLOT_2, &SLOT_18],
+            slots: SlotList { ids: &[15, 10, 2, 18], table: &SLOTS },
             operands: &OPERANDS_5,
             shape: Shape::Dst1, effects: Effects::Pure },
         // subc{.cc}.type d, a, b
         Form { opcode: 94, block: 144, line: 20, text: "subc{.cc}.type d, a, b",
-            slots: &[&SLOT_19, &SLOT_14],
+            slots: SlotList { ids: &[19, 14], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // suld.b.geom{.cop}.vec.dtype.clamp d, [a, b]
         Form { opcode: 95, block: 31, line: 3, text: "suld.b.geom{.cop}.vec.dtype.clamp d, [a, b]",
-            slots: &[&SLOT_400, &SLOT_401, &SLOT_402, &SLOT_403, &SLOT_404, &SLOT_405],
+            slots: SlotList { ids: &[400, 401, 402, 403, 404, 405], table: &SLOTS },
             operands: &OPERANDS_212,
             shape: Shape::Dst1, effects: Effects::Reads },
         // suld.b.geom{.cop}.v4.vdtype.clamp d, [a, b]
         Form { opcode: 95, block: 31, line: 7, text: "suld.b.geom{.cop}.v4.vdtype.clamp d, [a, b]",
-            slots: &[&SLOT_400, &SLOT_401, &SLOT_402, &SLOT_76, &SLOT_406, &SLOT_405],
+            slots: SlotList { ids: &[400, 401, 402, 76, 406, 405], table: &SLOTS },
             operands: &OPERANDS_212,
             shape: Shape::Dst1, effects: Effects::Reads },
         // suq.query.b32 d, [a]
         Form { opcode: 96, block: 34, line: 57, text: "suq.query.b32 d, [a]",
-            slots: &[&SLOT_407, &SLOT_8],
+            slots: SlotList { ids: &[407, 8], table: &SLOTS },
             operands: &OPERANDS_213,
             shape: Shape::Dst1, effects: Effects::Reads },
         // sured.b.add.geom.ctype.clamp [a,b],c
         Form { opcode: 97, block: 33, line: 42, text: "sured.b.add.geom.ctype.clamp [a,b],c",
-            slots: &[&SLOT_400, &SLOT_31, &SLOT_408, &SLOT_409, &SLOT_405],
+            slots: SlotList { ids: &[400, 31, 408, 409, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sured.b.{min,max}.geom.ctype.clamp [a,b],c
         Form { opcode: 97, block: 33, line: 44, text: "sured.b.{min,max}.geom.ctype.clamp [a,b],c",
-            slots: &[&SLOT_400, &SLOT_104, &SLOT_408, &SLOT_410, &SLOT_405],
+            slots: SlotList { ids: &[400, 104, 408, 410, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sured.b.{and,or}.geom.b32.clamp [a,b],c
         Form { opcode: 97, block: 33, line: 46, text: "sured.b.{and,or}.geom.b32.clamp [a,b],c",
-            slots: &[&SLOT_400, &SLOT_411, &SLOT_408, &SLOT_8, &SLOT_405],
+            slots: SlotList { ids: &[400, 411, 408, 8, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sured.p.{add,and,or}.geom.b32.clamp [a,b],c
         Form { opcode: 97, block: 33, line: 47, text: "sured.p.{add,and,or}.geom.b32.clamp [a,b],c",
-            slots: &[&SLOT_412, &SLOT_413, &SLOT_408, &SLOT_8, &SLOT_405],
+            slots: SlotList { ids: &[412, 413, 408, 8, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sured.p.{min,max}.geom.ctype.clamp [a,b],c
         Form { opcode: 97, block: 33, line: 48, text: "sured.p.{min,max}.geom.ctype.clamp [a,b],c",
-            slots: &[&SLOT_412, &SLOT_104, &SLOT_408, &SLOT_414, &SLOT_405],
+            slots: SlotList { ids: &[412, 104, 408, 414, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sust.b.{1d,2d,3d}{.cop}.vec.ctype.clamp [a, b], c
         Form { opcode: 98, block: 32, line: 17, text: "sust.b.{1d,2d,3d}{.cop}.vec.ctype.clamp [a, b], c",
-            slots: &[&SLOT_400, &SLOT_415, &SLOT_386, &SLOT_403, &SLOT_416, &SLOT_405],
+            slots: SlotList { ids: &[400, 415, 386, 403, 416, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sust.p.{1d,2d,3d}.vec.b32.clamp [a, b], c
         Form { opcode: 98, block: 32, line: 18, text: "sust.p.{1d,2d,3d}.vec.b32.clamp [a, b], c",
-            slots: &[&SLOT_412, &SLOT_415, &SLOT_403, &SLOT_8, &SLOT_405],
+            slots: SlotList { ids: &[412, 415, 403, 8, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sust.b.{a1d,a2d}{.cop}.vec.ctype.clamp [a, b], c
         Form { opcode: 98, block: 32, line: 20, text: "sust.b.{a1d,a2d}{.cop}.vec.ctype.clamp [a, b], c",
-            slots: &[&SLOT_400, &SLOT_417, &SLOT_386, &SLOT_403, &SLOT_416, &SLOT_405],
+            slots: SlotList { ids: &[400, 417, 386, 403, 416, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sust.b.{1d,2d,3d,a1d,a2d}{.cop}.v4.vctype.clamp [a, b], c
         Form { opcode: 98, block: 32, line: 23, text: "sust.b.{1d,2d,3d,a1d,a2d}{.cop}.v4.vctype.clamp [a, b], c",
-            slots: &[&SLOT_400, &SLOT_418, &SLOT_386, &SLOT_76, &SLOT_419, &SLOT_405],
+            slots: SlotList { ids: &[400, 418, 386, 76, 419, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sust.p.{1d,2d,3d,a1d,a2d}{.cop}.{v2,v4}.b32.clamp [a, b], c
         Form { opcode: 98, block: 32, line: 28, text: "sust.p.{1d,2d,3d,a1d,a2d}{.cop}.{v2,v4}.b32.clamp [a, b], c",
-            slots: &[&SLOT_412, &SLOT_418, &SLOT_386, &SLOT_420, &SLOT_8, &SLOT_405],
+            slots: SlotList { ids: &[412, 418, 386, 420, 8, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // sust.p.{1d,2d,3d,a1d,a2d}{.cop}.b32.clamp [a, b], c
         Form { opcode: 98, block: 32, line: 29, text: "sust.p.{1d,2d,3d,a1d,a2d}{.cop}.b32.clamp [a, b], c",
-            slots: &[&SLOT_412, &SLOT_418, &SLOT_386, &SLOT_8, &SLOT_405],
+            slots: SlotList { ids: &[412, 418, 386, 8, 405], table: &SLOTS },
             operands: &OPERANDS_214,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // szext.mode.type d, a, b
         Form { opcode: 99, block: 23, line: 174, text: "szext.mode.type d, a, b",
-            slots: &[&SLOT_65, &SLOT_256],
+            slots: SlotList { ids: &[65, 256], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // tanh.approx.f32 d, a
         Form { opcode: 100, block: 172, line: 149, text: "tanh.approx.f32 d, a",
-            slots: &[&SLOT_80, &SLOT_2],
+            slots: SlotList { ids: &[80, 2], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // tanh.approx.type d, a
         Form { opcode: 100, block: 181, line: 65, text: "tanh.approx.type d, a",
-            slots: &[&SLOT_80, &SLOT_421],
+            slots: SlotList { ids: &[80, 421], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Pure },
         // tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols
         Form { opcode: 101, block: 109, line: 3, text: "tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols",
-            slots: &[&SLOT_422, &SLOT_423, &SLOT_51, &SLOT_237, &SLOT_397, &SLOT_8],
+            slots: SlotList { ids: &[422, 423, 51, 237, 397, 8], table: &SLOTS },
             operands: &OPERANDS_215,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols
         Form { opcode: 101, block: 109, line: 5, text: "tcgen05.dealloc.cta_group.sync.aligned.b32 taddr, nCols",
-            slots: &[&SLOT_424, &SLOT_423, &SLOT_51, &SLOT_237, &SLOT_8],
+            slots: SlotList { ids: &[424, 423, 51, 237, 8], table: &SLOTS },
             operands: &OPERANDS_216,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.relinquish_alloc_permit.cta_group.sync.aligned
         Form { opcode: 101, block: 109, line: 7, text: "tcgen05.relinquish_alloc_permit.cta_group.sync.aligned",
-            slots: &[&SLOT_425, &SLOT_423, &SLOT_51, &SLOT_237],
+            slots: SlotList { ids: &[425, 423, 51, 237], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.ld.sync.aligned.shape1.num{.pack}.b32 r, [taddr]
         Form { opcode: 101, block: 110, line: 23, text: "tcgen05.ld.sync.aligned.shape1.num{.pack}.b32 r, [taddr]",
-            slots: &[&SLOT_426, &SLOT_51, &SLOT_237, &SLOT_427, &SLOT_428, &SLOT_429, &SLOT_8],
+            slots: SlotList { ids: &[426, 51, 237, 427, 428, 429, 8], table: &SLOTS },
             operands: &OPERANDS_217,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.ld.sync.aligned.shape2.num{.pack}.b32 r, [taddr], immHalfSplitoff
         Form { opcode: 101, block: 110, line: 25, text: "tcgen05.ld.sync.aligned.shape2.num{.pack}.b32 r, [taddr], immHalfSplitoff",
-            slots: &[&SLOT_426, &SLOT_51, &SLOT_237, &SLOT_430, &SLOT_428, &SLOT_429, &SLOT_8],
+            slots: SlotList { ids: &[426, 51, 237, 430, 428, 429, 8], table: &SLOTS },
             operands: &OPERANDS_218,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.ld.red.sync.aligned.shape3.num.redOp{.abs}{.NaN}.f32 r, redval, [taddr]
         Form { opcode: 101, block: 110, line: 34, text: "tcgen05.ld.red.sync.aligned.shape3.num.redOp{.abs}{.NaN}.f32 r, redval, [taddr]",
-            slots: &[&SLOT_426, &SLOT_53, &SLOT_51, &SLOT_237, &SLOT_431, &SLOT_428, &SLOT_432, &SLOT_267, &SLOT_264, &SLOT_2],
+            slots: SlotList { ids: &[426, 53, 51, 237, 431, 428, 432, 267, 264, 2], table: &SLOTS },
             operands: &OPERANDS_219,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.ld.red.sync.aligned.shape4.num.redOp{.abs}{.NaN}.f32 r, redval, [taddr], immHalfSplitoff
         Form { opcode: 101, block: 110, line: 36, text: "tcgen05.ld.red.sync.aligned.shape4.num.redOp{.abs}{.NaN}.f32 r, redval, [taddr], immHalfSplitoff",
-            slots: &[&SLOT_426, &SLOT_53, &SLOT_51, &SLOT_237, &SLOT_433, &SLOT_428, &SLOT_432, &SLOT_267, &SLOT_264, &SLOT_2],
+            slots: SlotList { ids: &[426, 53, 51, 237, 433, 428, 432, 267, 264, 2], table: &SLOTS },
             operands: &OPERANDS_220,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.ld.red.sync.aligned.shape3.num.redOp.type r, redval, [taddr]
         Form { opcode: 101, block: 110, line: 40, text: "tcgen05.ld.red.sync.aligned.shape3.num.redOp.type r, redval, [taddr]",
-            slots: &[&SLOT_426, &SLOT_53, &SLOT_51, &SLOT_237, &SLOT_431, &SLOT_428, &SLOT_432, &SLOT_256],
+            slots: SlotList { ids: &[426, 53, 51, 237, 431, 428, 432, 256], table: &SLOTS },
             operands: &OPERANDS_219,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.ld.red.sync.aligned.shape4.num.redOp.type r, redval, [taddr], immHalfSplitoff
         Form { opcode: 101, block: 110, line: 42, text: "tcgen05.ld.red.sync.aligned.shape4.num.redOp.type r, redval, [taddr], immHalfSplitoff",
-            slots: &[&SLOT_426, &SLOT_53, &SLOT_51, &SLOT_237, &SLOT_433, &SLOT_428, &SLOT_432, &SLOT_256],
+            slots: SlotList { ids: &[426, 53, 51, 237, 433, 428, 432, 256], table: &SLOTS },
             operands: &OPERANDS_220,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.st.sync.aligned.shape1.num{.unpack}.b32 [taddr], r
         Form { opcode: 101, block: 111, line: 53, text: "tcgen05.st.sync.aligned.shape1.num{.unpack}.b32 [taddr], r",
-            slots: &[&SLOT_338, &SLOT_51, &SLOT_237, &SLOT_427, &SLOT_428, &SLOT_434, &SLOT_8],
+            slots: SlotList { ids: &[338, 51, 237, 427, 428, 434, 8], table: &SLOTS },
             operands: &OPERANDS_221,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.st.sync.aligned.shape2.num{.unpack}.b32 [taddr], immHalfSplitoff, r
         Form { opcode: 101, block: 111, line: 55, text: "tcgen05.st.sync.aligned.shape2.num{.unpack}.b32 [taddr], immHalfSplitoff, r",
-            slots: &[&SLOT_338, &SLOT_51, &SLOT_237, &SLOT_430, &SLOT_428, &SLOT_434, &SLOT_8],
+            slots: SlotList { ids: &[338, 51, 237, 430, 428, 434, 8], table: &SLOTS },
             operands: &OPERANDS_222,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.wait_operation.sync.aligned
         Form { opcode: 101, block: 112, line: 66, text: "tcgen05.wait_operation.sync.aligned",
-            slots: &[&SLOT_435, &SLOT_51, &SLOT_237],
+            slots: SlotList { ids: &[435, 51, 237], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc
         Form { opcode: 101, block: 113, line: 71, text: "tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc",
-            slots: &[&SLOT_331, &SLOT_423, &SLOT_436, &SLOT_437, &SLOT_438, &SLOT_439],
+            slots: SlotList { ids: &[331, 423, 436, 437, 438, 439], table: &SLOTS },
             operands: &OPERANDS_223,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.shift.cta_group.down [taddr]
         Form { opcode: 101, block: 114, line: 85, text: "tcgen05.shift.cta_group.down [taddr]",
-            slots: &[&SLOT_440, &SLOT_423, &SLOT_441],
+            slots: SlotList { ids: &[440, 423, 441], table: &SLOTS },
             operands: &OPERANDS_224,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind [d-tmem], a-desc, b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}
         Form { opcode: 101, block: 115, line: 92, text: "tcgen05.mma.cta_group.kind [d-tmem], a-desc, b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_443],
+            slots: SlotList { ids: &[442, 423, 443], table: &SLOTS },
             operands: &OPERANDS_225,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}
         Form { opcode: 101, block: 115, line: 95, text: "tcgen05.mma.cta_group.kind [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_443],
+            slots: SlotList { ids: &[442, 423, 443], table: &SLOTS },
             operands: &OPERANDS_226,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d
         Form { opcode: 101, block: 115, line: 105, text: "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_444, &SLOT_303, &SLOT_445],
+            slots: SlotList { ids: &[442, 423, 444, 303, 445], table: &SLOTS },
             operands: &OPERANDS_227,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d
         Form { opcode: 101, block: 115, line: 109, text: "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_444, &SLOT_303, &SLOT_445],
+            slots: SlotList { ids: &[442, 423, 444, 303, 445], table: &SLOTS },
             operands: &OPERANDS_228,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind.collector_usage [d-tmem], a-desc, b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}
         Form { opcode: 101, block: 115, line: 121, text: "tcgen05.mma.cta_group.kind.collector_usage [d-tmem], a-desc, b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_443, &SLOT_446],
+            slots: SlotList { ids: &[442, 423, 443, 446], table: &SLOTS },
             operands: &OPERANDS_225,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind{.ashift}.collector_usage [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}
         Form { opcode: 101, block: 115, line: 124, text: "tcgen05.mma.cta_group.kind{.ashift}.collector_usage [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_443, &SLOT_447, &SLOT_446],
+            slots: SlotList { ids: &[442, 423, 443, 447, 446], table: &SLOTS },
             operands: &OPERANDS_226,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind.ashift{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}
         Form { opcode: 101, block: 115, line: 127, text: "tcgen05.mma.cta_group.kind.ashift{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_443, &SLOT_448, &SLOT_449],
+            slots: SlotList { ids: &[442, 423, 443, 448, 449], table: &SLOTS },
             operands: &OPERANDS_226,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}.collector_usage [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d
         Form { opcode: 101, block: 115, line: 140, text: "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}.collector_usage [d-tmem], a-desc, b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_444, &SLOT_303, &SLOT_445, &SLOT_446],
+            slots: SlotList { ids: &[442, 423, 444, 303, 445, 446], table: &SLOTS },
             operands: &OPERANDS_227,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}.collector_usage [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d
         Form { opcode: 101, block: 115, line: 144, text: "tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize}.collector_usage [d-tmem], [a-tmem], b-desc, idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_444, &SLOT_303, &SLOT_445, &SLOT_446],
+            slots: SlotList { ids: &[442, 423, 444, 303, 445, 446], table: &SLOTS },
             operands: &OPERANDS_228,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind::i8 [d-tmem], a-desc, b-desc, idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 115, line: 159, text: "tcgen05.mma.cta_group.kind::i8 [d-tmem], a-desc, b-desc, idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_450],
+            slots: SlotList { ids: &[442, 423, 450], table: &SLOTS },
             operands: &OPERANDS_229,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind::i8 [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 115, line: 162, text: "tcgen05.mma.cta_group.kind::i8 [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_450],
+            slots: SlotList { ids: &[442, 423, 450], table: &SLOTS },
             operands: &OPERANDS_230,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind::i8.collector_usage [d-tmem], a-desc, b-desc, idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 115, line: 171, text: "tcgen05.mma.cta_group.kind::i8.collector_usage [d-tmem], a-desc, b-desc, idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_450, &SLOT_446],
+            slots: SlotList { ids: &[442, 423, 450, 446], table: &SLOTS },
             operands: &OPERANDS_229,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind::i8.ashift{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 115, line: 174, text: "tcgen05.mma.cta_group.kind::i8.ashift{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_450, &SLOT_448, &SLOT_449],
+            slots: SlotList { ids: &[442, 423, 450, 448, 449], table: &SLOTS },
             operands: &OPERANDS_230,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.cta_group.kind::i8{.ashift}.collector_usage [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 115, line: 177, text: "tcgen05.mma.cta_group.kind::i8{.ashift}.collector_usage [d-tmem], [a-tmem], b-desc, idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_423, &SLOT_450, &SLOT_447, &SLOT_446],
+            slots: SlotList { ids: &[442, 423, 450, 447, 446], table: &SLOTS },
             operands: &OPERANDS_230,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d{, scale-input-d}
         Form { opcode: 101, block: 116, line: 199, text: "tcgen05.mma.sp.cta_group.kind [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d{, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_443],
+            slots: SlotList { ids: &[442, 451, 423, 443], table: &SLOTS },
             operands: &OPERANDS_231,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d{, scale-input-d}
         Form { opcode: 101, block: 116, line: 202, text: "tcgen05.mma.sp.cta_group.kind [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d{, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_443],
+            slots: SlotList { ids: &[442, 451, 423, 443], table: &SLOTS },
             operands: &OPERANDS_232,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize} [d-tmem], a-desc, b-desc , [sp-meta-tmem] , idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d
         Form { opcode: 101, block: 116, line: 212, text: "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize} [d-tmem], a-desc, b-desc , [sp-meta-tmem] , idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_444, &SLOT_303, &SLOT_445],
+            slots: SlotList { ids: &[442, 451, 423, 444, 303, 445], table: &SLOTS },
             operands: &OPERANDS_233,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize} [d-tmem], [a-tmem], b-desc , [sp-meta-tmem] , idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d
         Form { opcode: 101, block: 116, line: 216, text: "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize} [d-tmem], [a-tmem], b-desc , [sp-meta-tmem] , idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_444, &SLOT_303, &SLOT_445],
+            slots: SlotList { ids: &[442, 451, 423, 444, 303, 445], table: &SLOTS },
             operands: &OPERANDS_234,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind.collector_usage [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}
         Form { opcode: 101, block: 116, line: 228, text: "tcgen05.mma.sp.cta_group.kind.collector_usage [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_443, &SLOT_446],
+            slots: SlotList { ids: &[442, 451, 423, 443, 446], table: &SLOTS },
             operands: &OPERANDS_231,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind.ashift{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}
         Form { opcode: 101, block: 116, line: 233, text: "tcgen05.mma.sp.cta_group.kind.ashift{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_443, &SLOT_448, &SLOT_449],
+            slots: SlotList { ids: &[442, 451, 423, 443, 448, 449], table: &SLOTS },
             operands: &OPERANDS_232,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind{.ashift}.collector_usage [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}
         Form { opcode: 101, block: 116, line: 238, text: "tcgen05.mma.sp.cta_group.kind{.ashift}.collector_usage [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d {, scale-input-d}",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_443, &SLOT_447, &SLOT_446],
+            slots: SlotList { ids: &[442, 451, 423, 443, 447, 446], table: &SLOTS },
             operands: &OPERANDS_232,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}.collector_usage [d-tmem], a-desc, b-desc , [sp-meta-tmem] , idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d
         Form { opcode: 101, block: 116, line: 252, text: "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}.collector_usage [d-tmem], a-desc, b-desc , [sp-meta-tmem] , idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_444, &SLOT_303, &SLOT_445, &SLOT_446],
+            slots: SlotList { ids: &[442, 451, 423, 444, 303, 445, 446], table: &SLOTS },
             operands: &OPERANDS_233,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}.collector_usage [d-tmem], [a-tmem], b-desc , [sp-meta-tmem] , idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d
         Form { opcode: 101, block: 116, line: 256, text: "tcgen05.mma.sp.cta_group.kind.block_scale{.scale_vectorsize}.collector_usage [d-tmem], [a-tmem], b-desc , [sp-meta-tmem] , idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_444, &SLOT_303, &SLOT_445, &SLOT_446],
+            slots: SlotList { ids: &[442, 451, 423, 444, 303, 445, 446], table: &SLOTS },
             operands: &OPERANDS_234,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind::i8 [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 116, line: 270, text: "tcgen05.mma.sp.cta_group.kind::i8 [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_450],
+            slots: SlotList { ids: &[442, 451, 423, 450], table: &SLOTS },
             operands: &OPERANDS_235,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind::i8 [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 116, line: 273, text: "tcgen05.mma.sp.cta_group.kind::i8 [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_450],
+            slots: SlotList { ids: &[442, 451, 423, 450], table: &SLOTS },
             operands: &OPERANDS_236,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind::i8.collector_usage [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 116, line: 282, text: "tcgen05.mma.sp.cta_group.kind::i8.collector_usage [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_450, &SLOT_446],
+            slots: SlotList { ids: &[442, 451, 423, 450, 446], table: &SLOTS },
             operands: &OPERANDS_235,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind::i8.ashift{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 116, line: 286, text: "tcgen05.mma.sp.cta_group.kind::i8.ashift{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_450, &SLOT_448, &SLOT_449],
+            slots: SlotList { ids: &[442, 451, 423, 450, 448, 449], table: &SLOTS },
             operands: &OPERANDS_236,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.sp.cta_group.kind::i8{.ashift}.collector_usage [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc {, {disable-output-lane}}, enable-input-d
         Form { opcode: 101, block: 116, line: 290, text: "tcgen05.mma.sp.cta_group.kind::i8{.ashift}.collector_usage [d-tmem], [a-tmem], b-desc, [sp-meta-tmem], idesc {, {disable-output-lane}}, enable-input-d",
-            slots: &[&SLOT_442, &SLOT_451, &SLOT_423, &SLOT_450, &SLOT_447, &SLOT_446],
+            slots: SlotList { ids: &[442, 451, 423, 450, 447, 446], table: &SLOTS },
             operands: &OPERANDS_236,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc }
         Form { opcode: 101, block: 117, line: 312, text: "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc }",
-            slots: &[&SLOT_442, &SLOT_452, &SLOT_453, &SLOT_443, &SLOT_454],
+            slots: SlotList { ids: &[442, 452, 453, 443, 454], table: &SLOTS },
             operands: &OPERANDS_237,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc }
         Form { opcode: 101, block: 117, line: 315, text: "tcgen05.mma.ws.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc }",
-            slots: &[&SLOT_442, &SLOT_452, &SLOT_453, &SLOT_443, &SLOT_454],
+            slots: SlotList { ids: &[442, 452, 453, 443, 454], table: &SLOTS },
             operands: &OPERANDS_238,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.ws.cta_group::1.kind::i8{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc}
         Form { opcode: 101, block: 117, line: 324, text: "tcgen05.mma.ws.cta_group::1.kind::i8{.collector_usage} [d-tmem], a-desc, b-desc, idesc, enable-input-d {, zero-column-mask-desc}",
-            slots: &[&SLOT_442, &SLOT_452, &SLOT_453, &SLOT_450, &SLOT_454],
+            slots: SlotList { ids: &[442, 452, 453, 450, 454], table: &SLOTS },
             operands: &OPERANDS_237,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.ws.cta_group::1.kind::i8{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc}
         Form { opcode: 101, block: 117, line: 327, text: "tcgen05.mma.ws.cta_group::1.kind::i8{.collector_usage} [d-tmem], [a-tmem], b-desc, idesc, enable-input-d {, zero-column-mask-desc}",
-            slots: &[&SLOT_442, &SLOT_452, &SLOT_453, &SLOT_450, &SLOT_454],
+            slots: SlotList { ids: &[442, 452, 453, 450, 454], table: &SLOTS },
             operands: &OPERANDS_238,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc, enable-input-d {, zero-column-mask-desc}
         Form { opcode: 101, block: 118, line: 343, text: "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc, enable-input-d {, zero-column-mask-desc}",
-            slots: &[&SLOT_442, &SLOT_452, &SLOT_451, &SLOT_453, &SLOT_443, &SLOT_454],
+            slots: SlotList { ids: &[442, 452, 451, 453, 443, 454], table: &SLOTS },
             operands: &OPERANDS_239,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc, enable-input-d {, zero-column-mask-desc}
         Form { opcode: 101, block: 118, line: 347, text: "tcgen05.mma.ws.sp.cta_group::1.kind{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc, enable-input-d {, zero-column-mask-desc}",
-            slots: &[&SLOT_442, &SLOT_452, &SLOT_451, &SLOT_453, &SLOT_443, &SLOT_454],
+            slots: SlotList { ids: &[442, 452, 451, 453, 443, 454], table: &SLOTS },
             operands: &OPERANDS_240,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.ws.sp.cta_group::1.kind::i8{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc, enable-input-d {, zero-column-mask-desc}
         Form { opcode: 101, block: 118, line: 357, text: "tcgen05.mma.ws.sp.cta_group::1.kind::i8{.collector_usage} [d-tmem], a-desc, b-desc, [sp-meta-tmem] , idesc, enable-input-d {, zero-column-mask-desc}",
-            slots: &[&SLOT_442, &SLOT_452, &SLOT_451, &SLOT_453, &SLOT_450, &SLOT_454],
+            slots: SlotList { ids: &[442, 452, 451, 453, 450, 454], table: &SLOTS },
             operands: &OPERANDS_239,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.mma.ws.sp.cta_group::1.kind::i8{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc, enable-input-d {, zero-column-mask-desc}
         Form { opcode: 101, block: 118, line: 361, text: "tcgen05.mma.ws.sp.cta_group::1.kind::i8{.collector_usage} [d-tmem], [a-tmem], b-desc, [sp-meta-tmem] , idesc, enable-input-d {, zero-column-mask-desc}",
-            slots: &[&SLOT_442, &SLOT_452, &SLOT_451, &SLOT_453, &SLOT_450, &SLOT_454],
+            slots: SlotList { ids: &[442, 452, 451, 453, 450, 454], table: &SLOTS },
             operands: &OPERANDS_240,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.fence::before_thread_sync
         Form { opcode: 101, block: 119, line: 376, text: "tcgen05.fence::before_thread_sync",
-            slots: &[&SLOT_455],
+            slots: SlotList { ids: &[455], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.fence::after_thread_sync
         Form { opcode: 101, block: 119, line: 377, text: "tcgen05.fence::after_thread_sync",
-            slots: &[&SLOT_456],
+            slots: SlotList { ids: &[456], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tcgen05.commit.cta_group.completion_mechanism{.shared::cluster}{.multicast}.b64 [mbar] {, ctaMask}
         Form { opcode: 101, block: 120, line: 380, text: "tcgen05.commit.cta_group.completion_mechanism{.shared::cluster}{.multicast}.b64 [mbar] {, ctaMask}",
-            slots: &[&SLOT_457, &SLOT_423, &SLOT_458, &SLOT_277, &SLOT_97, &SLOT_84],
+            slots: SlotList { ids: &[457, 423, 458, 277, 97, 84], table: &SLOTS },
             operands: &OPERANDS_241,
             shape: Shape::Unknown, effects: Effects::Effectful },
         // tensormap.cp_fenceproxy.cp_qualifiers.fence_qualifiers.sync.aligned [dst], [src], size
         Form { opcode: 102, block: 70, line: 597, text: "tensormap.cp_fenceproxy.cp_qualifiers.fence_qualifiers.sync.aligned [dst], [src], size",
-            slots: &[&SLOT_459, &SLOT_87, &SLOT_460, &SLOT_461, &SLOT_197, &SLOT_194, &SLOT_51, &SLOT_237],
+            slots: SlotList { ids: &[459, 87, 460, 461, 197, 194, 51, 237], table: &SLOTS },
             operands: &OPERANDS_242,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // tensormap.replace.mode.global_address{.ss}.b1024.b64 [addr], new_val64
         Form { opcode: 102, block: 214, line: 493, text: "tensormap.replace.mode.global_address{.ss}.b1024.b64 [addr], new_val64",
-            slots: &[&SLOT_462, &SLOT_463, &SLOT_464, &SLOT_465, &SLOT_466, &SLOT_84],
+            slots: SlotList { ids: &[462, 463, 464, 465, 466, 84], table: &SLOTS },
             operands: &OPERANDS_243,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // tensormap.replace.mode.rank{.ss}.b1024.b32 [addr], new_val
         Form { opcode: 102, block: 214, line: 494, text: "tensormap.replace.mode.rank{.ss}.b1024.b32 [addr], new_val",
-            slots: &[&SLOT_462, &SLOT_463, &SLOT_467, &SLOT_465, &SLOT_466, &SLOT_8],
+            slots: SlotList { ids: &[462, 463, 467, 465, 466, 8], table: &SLOTS },
             operands: &OPERANDS_244,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // tensormap.replace.mode.field2{.ss}.b1024.b32 [addr], ord, new_val
         Form { opcode: 102, block: 214, line: 499, text: "tensormap.replace.mode.field2{.ss}.b1024.b32 [addr], ord, new_val",
-            slots: &[&SLOT_462, &SLOT_463, &SLOT_468, &SLOT_465, &SLOT_466, &SLOT_8],
+            slots: SlotList { ids: &[462, 463, 468, 465, 466, 8], table: &SLOTS },
             operands: &OPERANDS_245,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // tensormap.replace.mode.global_stride{.ss}.b1024.b64 [addr], ord, new_val64
         Form { opcode: 102, block: 214, line: 500, text: "tensormap.replace.mode.global_stride{.ss}.b1024.b64 [addr], ord, new_val64",
-            slots: &[&SLOT_462, &SLOT_463, &SLOT_469, &SLOT_465, &SLOT_466, &SLOT_84],
+            slots: SlotList { ids: &[462, 463, 469, 465, 466, 84], table: &SLOTS },
             operands: &OPERANDS_246,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // tensormap.replace.mode.elemtype{.ss}.b1024.b32 [addr], elemtype_val
         Form { opcode: 102, block: 214, line: 507, text: "tensormap.replace.mode.elemtype{.ss}.b1024.b32 [addr], elemtype_val",
-            slots: &[&SLOT_462, &SLOT_463, &SLOT_470, &SLOT_465, &SLOT_466, &SLOT_8],
+            slots: SlotList { ids: &[462, 463, 470, 465, 466, 8], table: &SLOTS },
             operands: &OPERANDS_247,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // tensormap.replace.mode.interleave_layout{.ss}.b1024.b32 [addr], interleave_val
         Form { opcode: 102, block: 214, line: 508, text: "tensormap.replace.mode.interleave_layout{.ss}.b1024.b32 [addr], interleave_val",
-            slots: &[&SLOT_462, &SLOT_463, &SLOT_471, &SLOT_465, &SLOT_466, &SLOT_8],
+            slots: SlotList { ids: &[462, 463, 471, 465, 466, 8], table: &SLOTS },
             operands: &OPERANDS_248,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // tensormap.replace.mode.swizzle_mode{.ss}.b1024.b32 [addr], swizzle_mode_val
         Form { opcode: 102, block: 214, line: 509, text: "tensormap.replace.mode.swizzle_mode{.ss}.b1024.b32 [addr], swizzle_mode_val",
-            slots: &[&SLOT_462, &SLOT_463, &SLOT_472, &SLOT_465, &SLOT_466, &SLOT_8],
+            slots: SlotList { ids: &[462, 463, 472, 465, 466, 8], table: &SLOTS },
             operands: &OPERANDS_249,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // tensormap.replace.mode.swizzle_atomicity{.ss}.b1024.b32 [addr], swizzle_atomicity_val
         Form { opcode: 102, block: 214, line: 510, text: "tensormap.replace.mode.swizzle_atomicity{.ss}.b1024.b32 [addr], swizzle_atomicity_val",
-            slots: &[&SLOT_462, &SLOT_463, &SLOT_473, &SLOT_465, &SLOT_466, &SLOT_8],
+            slots: SlotList { ids: &[462, 463, 473, 465, 466, 8], table: &SLOTS },
             operands: &OPERANDS_250,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // tensormap.replace.mode.fill_mode{.ss}.b1024.b32 [addr], fill_mode_val
         Form { opcode: 102, block: 214, line: 511, text: "tensormap.replace.mode.fill_mode{.ss}.b1024.b32 [addr], fill_mode_val",
-            slots: &[&SLOT_462, &SLOT_463, &SLOT_474, &SLOT_465, &SLOT_466, &SLOT_8],
+            slots: SlotList { ids: &[462, 463, 474, 465, 466, 8], table: &SLOTS },
             operands: &OPERANDS_251,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // testp{.op}.type p, a
         Form { opcode: 103, block: 147, line: 3, text: "testp{.op}.type p, a",
-            slots: &[&SLOT_475, &SLOT_79],
+            slots: SlotList { ids: &[475, 79], table: &SLOTS },
             operands: &OPERANDS_252,
             shape: Shape::Dst1, effects: Effects::Pure },
         // tex{.base}.geomf.v4.dtype.f32 d[|p], [a, {b,} c] {, e} {, f}
         Form { opcode: 104, block: 27, line: 30, text: "tex{.base}.geomf.v4.dtype.f32 d[|p], [a, {b,} c] {, e} {, f}",
-            slots: &[&SLOT_476, &SLOT_477, &SLOT_76, &SLOT_478, &SLOT_2],
+            slots: SlotList { ids: &[476, 477, 76, 478, 2], table: &SLOTS },
             operands: &OPERANDS_253,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex{.base}.geoms.v4.dtype.s32 d[|p], [a, {b,} c] {, e}
         Form { opcode: 104, block: 27, line: 31, text: "tex{.base}.geoms.v4.dtype.s32 d[|p], [a, {b,} c] {, e}",
-            slots: &[&SLOT_476, &SLOT_479, &SLOT_76, &SLOT_478, &SLOT_11],
+            slots: SlotList { ids: &[476, 479, 76, 478, 11], table: &SLOTS },
             operands: &OPERANDS_254,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex{.base}.3d.v4.dtype.f32 d[|p], [a, {b,} c] {, e}
         Form { opcode: 104, block: 27, line: 32, text: "tex{.base}.3d.v4.dtype.f32 d[|p], [a, {b,} c] {, e}",
-            slots: &[&SLOT_476, &SLOT_120, &SLOT_76, &SLOT_478, &SLOT_2],
+            slots: SlotList { ids: &[476, 120, 76, 478, 2], table: &SLOTS },
             operands: &OPERANDS_254,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex{.base}.geomc.v4.dtype.f32 d[|p], [a, {b,} c] {, f}
         Form { opcode: 104, block: 27, line: 33, text: "tex{.base}.geomc.v4.dtype.f32 d[|p], [a, {b,} c] {, f}",
-            slots: &[&SLOT_476, &SLOT_480, &SLOT_76, &SLOT_478, &SLOT_2],
+            slots: SlotList { ids: &[476, 480, 76, 478, 2], table: &SLOTS },
             operands: &OPERANDS_255,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex{.base}.geomf.v2.f16x2.f32 d[|p], [a, {b,} c] {, e} {, f}
         Form { opcode: 104, block: 27, line: 34, text: "tex{.base}.geomf.v2.f16x2.f32 d[|p], [a, {b,} c] {, e} {, f}",
-            slots: &[&SLOT_476, &SLOT_477, &SLOT_221, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[476, 477, 221, 5, 2], table: &SLOTS },
             operands: &OPERANDS_253,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex{.base}.geoms.v2.f16x2.s32 d[|p], [a, {b,} c] {, e}
         Form { opcode: 104, block: 27, line: 35, text: "tex{.base}.geoms.v2.f16x2.s32 d[|p], [a, {b,} c] {, e}",
-            slots: &[&SLOT_476, &SLOT_479, &SLOT_221, &SLOT_5, &SLOT_11],
+            slots: SlotList { ids: &[476, 479, 221, 5, 11], table: &SLOTS },
             operands: &OPERANDS_254,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex{.base}.3d.v2.f16x2.f32 d[|p], [a, {b,} c] {, e}
         Form { opcode: 104, block: 27, line: 36, text: "tex{.base}.3d.v2.f16x2.f32 d[|p], [a, {b,} c] {, e}",
-            slots: &[&SLOT_476, &SLOT_120, &SLOT_221, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[476, 120, 221, 5, 2], table: &SLOTS },
             operands: &OPERANDS_254,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex{.base}.geomc.v2.f16x2.f32 d[|p], [a, {b,} c] {, f}
         Form { opcode: 104, block: 27, line: 37, text: "tex{.base}.geomc.v2.f16x2.f32 d[|p], [a, {b,} c] {, f}",
-            slots: &[&SLOT_476, &SLOT_480, &SLOT_221, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[476, 480, 221, 5, 2], table: &SLOTS },
             operands: &OPERANDS_255,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.level.geomf.v4.dtype.f32 d[|p], [a, {b,} c], lod {, e} {, f}
         Form { opcode: 104, block: 27, line: 45, text: "tex.level.geomf.v4.dtype.f32 d[|p], [a, {b,} c], lod {, e} {, f}",
-            slots: &[&SLOT_481, &SLOT_477, &SLOT_76, &SLOT_478, &SLOT_2],
+            slots: SlotList { ids: &[481, 477, 76, 478, 2], table: &SLOTS },
             operands: &OPERANDS_256,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.level.geoms.v4.dtype.s32 d[|p], [a, {b,} c], lod {, e}
         Form { opcode: 104, block: 27, line: 46, text: "tex.level.geoms.v4.dtype.s32 d[|p], [a, {b,} c], lod {, e}",
-            slots: &[&SLOT_481, &SLOT_482, &SLOT_76, &SLOT_478, &SLOT_11],
+            slots: SlotList { ids: &[481, 482, 76, 478, 11], table: &SLOTS },
             operands: &OPERANDS_257,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.level.3d.v4.dtype.f32 d[|p], [a, {b,} c], lod {, e}
         Form { opcode: 104, block: 27, line: 47, text: "tex.level.3d.v4.dtype.f32 d[|p], [a, {b,} c], lod {, e}",
-            slots: &[&SLOT_481, &SLOT_120, &SLOT_76, &SLOT_478, &SLOT_2],
+            slots: SlotList { ids: &[481, 120, 76, 478, 2], table: &SLOTS },
             operands: &OPERANDS_257,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.level.geomc.v4.dtype.f32 d[|p], [a, {b,} c], lod {, f}
         Form { opcode: 104, block: 27, line: 48, text: "tex.level.geomc.v4.dtype.f32 d[|p], [a, {b,} c], lod {, f}",
-            slots: &[&SLOT_481, &SLOT_480, &SLOT_76, &SLOT_478, &SLOT_2],
+            slots: SlotList { ids: &[481, 480, 76, 478, 2], table: &SLOTS },
             operands: &OPERANDS_258,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.level.geomf.v2.f16x2.f32 d[|p], [a, {b,} c], lod {, e} {, f}
         Form { opcode: 104, block: 27, line: 49, text: "tex.level.geomf.v2.f16x2.f32 d[|p], [a, {b,} c], lod {, e} {, f}",
-            slots: &[&SLOT_481, &SLOT_477, &SLOT_221, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[481, 477, 221, 5, 2], table: &SLOTS },
             operands: &OPERANDS_256,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.level.geoms.v2.f16x2.s32 d[|p], [a, {b,} c], lod {, e}
         Form { opcode: 104, block: 27, line: 50, text: "tex.level.geoms.v2.f16x2.s32 d[|p], [a, {b,} c], lod {, e}",
-            slots: &[&SLOT_481, &SLOT_482, &SLOT_221, &SLOT_5, &SLOT_11],
+            slots: SlotList { ids: &[481, 482, 221, 5, 11], table: &SLOTS },
             operands: &OPERANDS_257,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.level.3d.v2.f16x2.f32 d[|p], [a, {b,} c], lod {, e}
         Form { opcode: 104, block: 27, line: 51, text: "tex.level.3d.v2.f16x2.f32 d[|p], [a, {b,} c], lod {, e}",
-            slots: &[&SLOT_481, &SLOT_120, &SLOT_221, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[481, 120, 221, 5, 2], table: &SLOTS },
             operands: &OPERANDS_257,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.level.geomc.v2.f16x2.f32 d[|p], [a, {b,} c], lod {, f}
         Form { opcode: 104, block: 27, line: 52, text: "tex.level.geomc.v2.f16x2.f32 d[|p], [a, {b,} c], lod {, f}",
-            slots: &[&SLOT_481, &SLOT_480, &SLOT_221, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[481, 480, 221, 5, 2], table: &SLOTS },
             operands: &OPERANDS_258,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.{1d,a1d}.v4.dtype.f32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, e} {, f}
         Form { opcode: 104, block: 27, line: 59, text: "tex.grad.{1d,a1d}.v4.dtype.f32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, e} {, f}",
-            slots: &[&SLOT_483, &SLOT_484, &SLOT_76, &SLOT_478, &SLOT_2],
+            slots: SlotList { ids: &[483, 484, 76, 478, 2], table: &SLOTS },
             operands: &OPERANDS_259,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.{2d,a2d}.v4.dtype.f32 d[|p], [a, {b,} c], {dPdx0, dPdx1}, {dPdy0, dPdy1} {, e} {, f}
         Form { opcode: 104, block: 27, line: 60, text: "tex.grad.{2d,a2d}.v4.dtype.f32 d[|p], [a, {b,} c], {dPdx0, dPdx1}, {dPdy0, dPdy1} {, e} {, f}",
-            slots: &[&SLOT_483, &SLOT_485, &SLOT_76, &SLOT_478, &SLOT_2],
+            slots: SlotList { ids: &[483, 485, 76, 478, 2], table: &SLOTS },
             operands: &OPERANDS_260,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.{1d,a1d}.v4.dtype.s32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, e}
         Form { opcode: 104, block: 27, line: 61, text: "tex.grad.{1d,a1d}.v4.dtype.s32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, e}",
-            slots: &[&SLOT_483, &SLOT_484, &SLOT_76, &SLOT_478, &SLOT_11],
+            slots: SlotList { ids: &[483, 484, 76, 478, 11], table: &SLOTS },
             operands: &OPERANDS_261,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.{2d,a2d}.v4.dtype.s32 d[|p], [a, {b,} c], {dPdx0, dPdx1}, {dPdy0, dPdy1} {, e}
         Form { opcode: 104, block: 27, line: 62, text: "tex.grad.{2d,a2d}.v4.dtype.s32 d[|p], [a, {b,} c], {dPdx0, dPdx1}, {dPdy0, dPdy1} {, e}",
-            slots: &[&SLOT_483, &SLOT_485, &SLOT_76, &SLOT_478, &SLOT_11],
+            slots: SlotList { ids: &[483, 485, 76, 478, 11], table: &SLOTS },
             operands: &OPERANDS_262,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.3d.v4.dtype.{f32,s32} d[|p], [a, {b,} c], {dPdx0, dPdx1, dPdx2, dPdx3}, {dPdy0, dPdy1, dPdy2, dPdy3} {, e}
         Form { opcode: 104, block: 27, line: 63, text: "tex.grad.3d.v4.dtype.{f32,s32} d[|p], [a, {b,} c], {dPdx0, dPdx1, dPdx2, dPdx3}, {dPdy0, dPdy1, dPdy2, dPdy3} {, e}",
-            slots: &[&SLOT_483, &SLOT_120, &SLOT_76, &SLOT_478, &SLOT_486],
+            slots: SlotList { ids: &[483, 120, 76, 478, 486], table: &SLOTS },
             operands: &OPERANDS_263,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.geomc.v4.dtype.f32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, f}
         Form { opcode: 104, block: 27, line: 64, text: "tex.grad.geomc.v4.dtype.f32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, f}",
-            slots: &[&SLOT_483, &SLOT_480, &SLOT_76, &SLOT_478, &SLOT_2],
+            slots: SlotList { ids: &[483, 480, 76, 478, 2], table: &SLOTS },
             operands: &OPERANDS_264,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.{1d,a1d}.v2.f16x2.f32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, e} {, f}
         Form { opcode: 104, block: 27, line: 65, text: "tex.grad.{1d,a1d}.v2.f16x2.f32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, e} {, f}",
-            slots: &[&SLOT_483, &SLOT_484, &SLOT_221, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[483, 484, 221, 5, 2], table: &SLOTS },
             operands: &OPERANDS_259,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.{2d,a2d}.v2.f16x2.f32 d[|p], [a, {b,} c], {dPdx0, dPdx1}, {dPdy0, dPdy1} {, e} {, f}
         Form { opcode: 104, block: 27, line: 66, text: "tex.grad.{2d,a2d}.v2.f16x2.f32 d[|p], [a, {b,} c], {dPdx0, dPdx1}, {dPdy0, dPdy1} {, e} {, f}",
-            slots: &[&SLOT_483, &SLOT_485, &SLOT_221, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[483, 485, 221, 5, 2], table: &SLOTS },
             operands: &OPERANDS_260,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.{1d,a1d}.v2.f16x2.s32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, e}
         Form { opcode: 104, block: 27, line: 67, text: "tex.grad.{1d,a1d}.v2.f16x2.s32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, e}",
-            slots: &[&SLOT_483, &SLOT_484, &SLOT_221, &SLOT_5, &SLOT_11],
+            slots: SlotList { ids: &[483, 484, 221, 5, 11], table: &SLOTS },
             operands: &OPERANDS_261,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.{2d,a2d}.v2.f16x2.s32 d[|p], [a, {b,} c], {dPdx0, dPdx1}, {dPdy0, dPdy1} {, e}
         Form { opcode: 104, block: 27, line: 68, text: "tex.grad.{2d,a2d}.v2.f16x2.s32 d[|p], [a, {b,} c], {dPdx0, dPdx1}, {dPdy0, dPdy1} {, e}",
-            slots: &[&SLOT_483, &SLOT_485, &SLOT_221, &SLOT_5, &SLOT_11],
+            slots: SlotList { ids: &[483, 485, 221, 5, 11], table: &SLOTS },
             operands: &OPERANDS_262,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.3d.v2.f16x2.{f32,s32} d[|p], [a, {b,} c], {dPdx0, dPdx1, dPdx2, dPdx3}, {dPdy0, dPdy1, dPdy2, dPdy3} {, e}
         Form { opcode: 104, block: 27, line: 69, text: "tex.grad.3d.v2.f16x2.{f32,s32} d[|p], [a, {b,} c], {dPdx0, dPdx1, dPdx2, dPdx3}, {dPdy0, dPdy1, dPdy2, dPdy3} {, e}",
-            slots: &[&SLOT_483, &SLOT_120, &SLOT_221, &SLOT_5, &SLOT_486],
+            slots: SlotList { ids: &[483, 120, 221, 5, 486], table: &SLOTS },
             operands: &OPERANDS_263,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tex.grad.geomc.v2.f16x2.f32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, f}
         Form { opcode: 104, block: 27, line: 70, text: "tex.grad.geomc.v2.f16x2.f32 d[|p], [a, {b,} c], {dPdx}, {dPdy} {, f}",
-            slots: &[&SLOT_483, &SLOT_480, &SLOT_221, &SLOT_5, &SLOT_2],
+            slots: SlotList { ids: &[483, 480, 221, 5, 2], table: &SLOTS },
             operands: &OPERANDS_264,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tld4.comp.{2d,a2d}.v4.dtype.f32 d[|p], [a, {b,} c] {, e} {, f}
         Form { opcode: 105, block: 28, line: 94, text: "tld4.comp.{2d,a2d}.v4.dtype.f32 d[|p], [a, {b,} c] {, e} {, f}",
-            slots: &[&SLOT_487, &SLOT_485, &SLOT_76, &SLOT_372, &SLOT_2],
+            slots: SlotList { ids: &[487, 485, 76, 372, 2], table: &SLOTS },
             operands: &OPERANDS_253,
             shape: Shape::Dst1, effects: Effects::Reads },
         // tld4.comp.{cube,acube}.v4.dtype.f32 d[|p], [a, {b,} c] {, f}
         Form { opcode: 105, block: 28, line: 95, text: "tld4.comp.{cube,acube}.v4.dtype.f32 d[|p], [a, {b,} c] {, f}",
-            slots: &[&SLOT_487, &SLOT_488, &SLOT_76, &SLOT_372, &SLOT_2],
+            slots: SlotList { ids: &[487, 488, 76, 372, 2], table: &SLOTS },
             operands: &OPERANDS_255,
             shape: Shape::Dst1, effects: Effects::Reads },
         // trap
         Form { opcode: 106, block: 139, line: 26, text: "trap",
-            slots: &[],
+            slots: SlotList { ids: &[], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // txq.tquery.b32 d, [a]
         Form { opcode: 107, block: 29, line: 109, text: "txq.tquery.b32 d, [a]",
-            slots: &[&SLOT_489, &SLOT_8],
+            slots: SlotList { ids: &[489, 8], table: &SLOTS },
             operands: &OPERANDS_213,
             shape: Shape::Dst1, effects: Effects::Reads },
         // txq.level.tlquery.b32 d, [a], lod
         Form { opcode: 107, block: 29, line: 110, text: "txq.level.tlquery.b32 d, [a], lod",
-            slots: &[&SLOT_481, &SLOT_490, &SLOT_8],
+            slots: SlotList { ids: &[481, 490, 8], table: &SLOTS },
             operands: &OPERANDS_265,
             shape: Shape::Dst1, effects: Effects::Reads },
         // txq.squery.b32 d, [a]
         Form { opcode: 107, block: 29, line: 111, text: "txq.squery.b32 d, [a]",
-            slots: &[&SLOT_491, &SLOT_8],
+            slots: SlotList { ids: &[491, 8], table: &SLOTS },
             operands: &OPERANDS_213,
             shape: Shape::Dst1, effects: Effects::Reads },
         // vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}
         Form { opcode: 108, block: 127, line: 4, text: "vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c
         Form { opcode: 108, block: 127, line: 5, text: "vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10, &SLOT_493],
+            slots: SlotList { ids: &[492, 188, 189, 10, 493], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c
         Form { opcode: 108, block: 127, line: 8, text: "vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 109, block: 131, line: 54, text: "vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 109, block: 131, line: 57, text: "vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 110, block: 133, line: 84, text: "vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 110, block: 133, line: 87, text: "vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}
         Form { opcode: 111, block: 127, line: 4, text: "vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c
         Form { opcode: 111, block: 127, line: 5, text: "vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10, &SLOT_493],
+            slots: SlotList { ids: &[492, 188, 189, 10, 493], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c
         Form { opcode: 111, block: 127, line: 8, text: "vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 112, block: 131, line: 54, text: "vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 112, block: 131, line: 57, text: "vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 113, block: 133, line: 84, text: "vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 113, block: 133, line: 87, text: "vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 114, block: 131, line: 54, text: "vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 114, block: 131, line: 57, text: "vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 115, block: 133, line: 84, text: "vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 115, block: 133, line: 87, text: "vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vmad.dtype.atype.btype{.sat}{.scale} d, {-}a{.asel}, {-}b{.bsel}, {-}c
         Form { opcode: 116, block: 129, line: 31, text: "vmad.dtype.atype.btype{.sat}{.scale} d, {-}a{.asel}, {-}b{.bsel}, {-}c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10, &SLOT_494],
+            slots: SlotList { ids: &[492, 188, 189, 10, 494], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vmad.dtype.atype.btype.po{.sat}{.scale} d, a{.asel}, b{.bsel}, c
         Form { opcode: 116, block: 129, line: 33, text: "vmad.dtype.atype.btype.po{.sat}{.scale} d, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_495, &SLOT_10, &SLOT_494],
+            slots: SlotList { ids: &[492, 188, 189, 495, 10, 494], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}
         Form { opcode: 117, block: 127, line: 4, text: "vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c
         Form { opcode: 117, block: 127, line: 5, text: "vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10, &SLOT_493],
+            slots: SlotList { ids: &[492, 188, 189, 10, 493], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c
         Form { opcode: 117, block: 127, line: 8, text: "vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 118, block: 131, line: 54, text: "vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 118, block: 131, line: 57, text: "vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 119, block: 133, line: 84, text: "vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 119, block: 133, line: 87, text: "vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}
         Form { opcode: 120, block: 127, line: 4, text: "vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c
         Form { opcode: 120, block: 127, line: 5, text: "vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10, &SLOT_493],
+            slots: SlotList { ids: &[492, 188, 189, 10, 493], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c
         Form { opcode: 120, block: 127, line: 8, text: "vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 121, block: 131, line: 54, text: "vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 121, block: 131, line: 57, text: "vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 122, block: 133, line: 84, text: "vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 122, block: 133, line: 87, text: "vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vote.mode.pred d, {!}a
         Form { opcode: 123, block: 53, line: 383, text: "vote.mode.pred d, {!}a",
-            slots: &[&SLOT_496, &SLOT_57],
+            slots: SlotList { ids: &[496, 57], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // vote.ballot.b32 d, {!}a
         Form { opcode: 123, block: 53, line: 384, text: "vote.ballot.b32 d, {!}a",
-            slots: &[&SLOT_497, &SLOT_8],
+            slots: SlotList { ids: &[497, 8], table: &SLOTS },
             operands: &OPERANDS_0,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // vote.sync.mode.pred d, {!}a, membermask
         Form { opcode: 123, block: 54, line: 389, text: "vote.sync.mode.pred d, {!}a, membermask",
-            slots: &[&SLOT_51, &SLOT_496, &SLOT_57],
+            slots: SlotList { ids: &[51, 496, 57], table: &SLOTS },
             operands: &OPERANDS_266,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // vote.sync.ballot.b32 d, {!}a, membermask
         Form { opcode: 123, block: 54, line: 390, text: "vote.sync.ballot.b32 d, {!}a, membermask",
-            slots: &[&SLOT_51, &SLOT_497, &SLOT_8],
+            slots: SlotList { ids: &[51, 497, 8], table: &SLOTS },
             operands: &OPERANDS_266,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // vset.atype.btype.cmp d, a{.asel}, b{.bsel}
         Form { opcode: 124, block: 130, line: 41, text: "vset.atype.btype.cmp d, a{.asel}, b{.bsel}",
-            slots: &[&SLOT_188, &SLOT_189, &SLOT_498],
+            slots: SlotList { ids: &[188, 189, 498], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vset.atype.btype.cmp.op2 d, a{.asel}, b{.bsel}, c
         Form { opcode: 124, block: 130, line: 42, text: "vset.atype.btype.cmp.op2 d, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_188, &SLOT_189, &SLOT_498, &SLOT_493],
+            slots: SlotList { ids: &[188, 189, 498, 493], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vset.atype.btype.cmp d.dsel, a{.asel}, b{.bsel}, c
         Form { opcode: 124, block: 130, line: 45, text: "vset.atype.btype.cmp d.dsel, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_188, &SLOT_189, &SLOT_498],
+            slots: SlotList { ids: &[188, 189, 498], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vset2.atype.btype.cmp d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 125, block: 132, line: 69, text: "vset2.atype.btype.cmp d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_188, &SLOT_189, &SLOT_498],
+            slots: SlotList { ids: &[188, 189, 498], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vset2.atype.btype.cmp.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 125, block: 132, line: 72, text: "vset2.atype.btype.cmp.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_188, &SLOT_189, &SLOT_498, &SLOT_31],
+            slots: SlotList { ids: &[188, 189, 498, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vset4.atype.btype.cmp d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 126, block: 134, line: 103, text: "vset4.atype.btype.cmp d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_188, &SLOT_189, &SLOT_498],
+            slots: SlotList { ids: &[188, 189, 498], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vset4.atype.btype.cmp.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 126, block: 134, line: 106, text: "vset4.atype.btype.cmp.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_188, &SLOT_189, &SLOT_498, &SLOT_31],
+            slots: SlotList { ids: &[188, 189, 498, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.u32{.sat}.mode d, a{.asel}, b{.bsel}
         Form { opcode: 127, block: 128, line: 17, text: "vop.dtype.atype.u32{.sat}.mode d, a{.asel}, b{.bsel}",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_55, &SLOT_10, &SLOT_65],
+            slots: SlotList { ids: &[492, 188, 55, 10, 65], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.u32{.sat}.mode.op2 d, a{.asel}, b{.bsel}, c
         Form { opcode: 127, block: 128, line: 18, text: "vop.dtype.atype.u32{.sat}.mode.op2 d, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_55, &SLOT_10, &SLOT_65, &SLOT_493],
+            slots: SlotList { ids: &[492, 188, 55, 10, 65, 493], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.u32{.sat}.mode d.dsel, a{.asel}, b{.bsel}, c
         Form { opcode: 127, block: 128, line: 21, text: "vop.dtype.atype.u32{.sat}.mode d.dsel, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_55, &SLOT_10, &SLOT_65],
+            slots: SlotList { ids: &[492, 188, 55, 10, 65], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.u32{.sat}.mode d, a{.asel}, b{.bsel}
         Form { opcode: 128, block: 128, line: 17, text: "vop.dtype.atype.u32{.sat}.mode d, a{.asel}, b{.bsel}",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_55, &SLOT_10, &SLOT_65],
+            slots: SlotList { ids: &[492, 188, 55, 10, 65], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.u32{.sat}.mode.op2 d, a{.asel}, b{.bsel}, c
         Form { opcode: 128, block: 128, line: 18, text: "vop.dtype.atype.u32{.sat}.mode.op2 d, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_55, &SLOT_10, &SLOT_65, &SLOT_493],
+            slots: SlotList { ids: &[492, 188, 55, 10, 65, 493], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.u32{.sat}.mode d.dsel, a{.asel}, b{.bsel}, c
         Form { opcode: 128, block: 128, line: 21, text: "vop.dtype.atype.u32{.sat}.mode d.dsel, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_55, &SLOT_10, &SLOT_65],
+            slots: SlotList { ids: &[492, 188, 55, 10, 65], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}
         Form { opcode: 129, block: 127, line: 4, text: "vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c
         Form { opcode: 129, block: 127, line: 5, text: "vop.dtype.atype.btype{.sat}.op2 d, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10, &SLOT_493],
+            slots: SlotList { ids: &[492, 188, 189, 10, 493], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c
         Form { opcode: 129, block: 127, line: 8, text: "vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 130, block: 131, line: 54, text: "vop2.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 130, block: 131, line: 57, text: "vop2.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 131, block: 133, line: 84, text: "vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_10],
+            slots: SlotList { ids: &[492, 188, 189, 10], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c
         Form { opcode: 131, block: 133, line: 87, text: "vop4.dtype.atype.btype.add d{.mask}, a{.asel}, b{.bsel}, c",
-            slots: &[&SLOT_492, &SLOT_188, &SLOT_189, &SLOT_31],
+            slots: SlotList { ids: &[492, 188, 189, 31], table: &SLOTS },
             operands: &OPERANDS_20,
             shape: Shape::Dst1, effects: Effects::Pure },
         // wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 {d}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
         Form { opcode: 132, block: 99, line: 14, text: "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 {d}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_500, &SLOT_501, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[499, 51, 59, 500, 501, 4, 4], table: &SLOTS },
             operands: &OPERANDS_267,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 {d}, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b
         Form { opcode: 132, block: 99, line: 16, text: "wgmma.mma_async.sync{.aligned}.shape.dtype.f16.f16 {d}, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_500, &SLOT_501, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[499, 51, 59, 500, 501, 4, 4], table: &SLOTS },
             operands: &OPERANDS_268,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape.dtype.bf16.bf16 {d}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
         Form { opcode: 132, block: 100, line: 46, text: "wgmma.mma_async.sync{.aligned}.shape.dtype.bf16.bf16 {d}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_500, &SLOT_502, &SLOT_6, &SLOT_6],
+            slots: SlotList { ids: &[499, 51, 59, 500, 502, 6, 6], table: &SLOTS },
             operands: &OPERANDS_267,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape.dtype.bf16.bf16 {d}, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b
         Form { opcode: 132, block: 100, line: 48, text: "wgmma.mma_async.sync{.aligned}.shape.dtype.bf16.bf16 {d}, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_500, &SLOT_502, &SLOT_6, &SLOT_6],
+            slots: SlotList { ids: &[499, 51, 59, 500, 502, 6, 6], table: &SLOTS },
             operands: &OPERANDS_268,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape.dtype.tf32.tf32 {d}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b
         Form { opcode: 132, block: 100, line: 62, text: "wgmma.mma_async.sync{.aligned}.shape.dtype.tf32.tf32 {d}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_503, &SLOT_502, &SLOT_162, &SLOT_162],
+            slots: SlotList { ids: &[499, 51, 59, 503, 502, 162, 162], table: &SLOTS },
             operands: &OPERANDS_269,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape.dtype.tf32.tf32 {d}, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b
         Form { opcode: 132, block: 100, line: 64, text: "wgmma.mma_async.sync{.aligned}.shape.dtype.tf32.tf32 {d}, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_503, &SLOT_502, &SLOT_162, &SLOT_162],
+            slots: SlotList { ids: &[499, 51, 59, 503, 502, 162, 162], table: &SLOTS },
             operands: &OPERANDS_270,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype {d}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b
         Form { opcode: 132, block: 100, line: 78, text: "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype {d}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_504, &SLOT_501, &SLOT_505, &SLOT_506],
+            slots: SlotList { ids: &[499, 51, 59, 504, 501, 505, 506], table: &SLOTS },
             operands: &OPERANDS_269,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype {d}, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b
         Form { opcode: 132, block: 100, line: 80, text: "wgmma.mma_async.sync{.aligned}.shape.dtype.atype.btype {d}, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_504, &SLOT_501, &SLOT_505, &SLOT_506],
+            slots: SlotList { ids: &[499, 51, 59, 504, 501, 505, 506], table: &SLOTS },
             operands: &OPERANDS_270,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype {d}, a-desc, b-desc, scale-d
         Form { opcode: 132, block: 101, line: 110, text: "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype {d}, a-desc, b-desc, scale-d",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_507, &SLOT_159, &SLOT_11, &SLOT_315, &SLOT_316],
+            slots: SlotList { ids: &[499, 51, 59, 507, 159, 11, 315, 316], table: &SLOTS },
             operands: &OPERANDS_271,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype {d}, {a0, a1, a2, a3}, b-desc, scale-d
         Form { opcode: 132, block: 101, line: 112, text: "wgmma.mma_async.sync{.aligned}.shape{.satfinite}.s32.atype.btype {d}, {a0, a1, a2, a3}, b-desc, scale-d",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_507, &SLOT_159, &SLOT_11, &SLOT_315, &SLOT_316],
+            slots: SlotList { ids: &[499, 51, 59, 507, 159, 11, 315, 316], table: &SLOTS },
             operands: &OPERANDS_272,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc {d}, a-desc, b-desc, scale-d
         Form { opcode: 132, block: 102, line: 134, text: "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc {d}, a-desc, b-desc, scale-d",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_508, &SLOT_11, &SLOT_321, &SLOT_321, &SLOT_509, &SLOT_54],
+            slots: SlotList { ids: &[499, 51, 59, 508, 11, 321, 321, 509, 54], table: &SLOTS },
             operands: &OPERANDS_271,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc {d}, {a0, a1, a2, a3}, b-desc, scale-d
         Form { opcode: 132, block: 102, line: 136, text: "wgmma.mma_async.sync{.aligned}.shape.s32.b1.b1.op.popc {d}, {a0, a1, a2, a3}, b-desc, scale-d",
-            slots: &[&SLOT_499, &SLOT_51, &SLOT_59, &SLOT_508, &SLOT_11, &SLOT_321, &SLOT_321, &SLOT_509, &SLOT_54],
+            slots: SlotList { ids: &[499, 51, 59, 508, 11, 321, 321, 509, 54], table: &SLOTS },
             operands: &OPERANDS_272,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
         Form { opcode: 132, block: 103, line: 155, text: "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_504, &SLOT_501, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[499, 451, 51, 59, 504, 501, 4, 4], table: &SLOTS },
             operands: &OPERANDS_273,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b
         Form { opcode: 132, block: 103, line: 157, text: "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.f16.f16 {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_504, &SLOT_501, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[499, 451, 51, 59, 504, 501, 4, 4], table: &SLOTS },
             operands: &OPERANDS_274,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape.dtype.bf16.bf16 {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
         Form { opcode: 132, block: 104, line: 191, text: "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.bf16.bf16 {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_504, &SLOT_502, &SLOT_6, &SLOT_6],
+            slots: SlotList { ids: &[499, 451, 51, 59, 504, 502, 6, 6], table: &SLOTS },
             operands: &OPERANDS_273,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape.dtype.bf16.bf16 {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b
         Form { opcode: 132, block: 104, line: 193, text: "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.bf16.bf16 {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b, imm-trans-b",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_504, &SLOT_502, &SLOT_6, &SLOT_6],
+            slots: SlotList { ids: &[499, 451, 51, 59, 504, 502, 6, 6], table: &SLOTS },
             operands: &OPERANDS_274,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape.dtype.tf32.tf32 {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b
         Form { opcode: 132, block: 104, line: 207, text: "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.tf32.tf32 {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_500, &SLOT_502, &SLOT_162, &SLOT_162],
+            slots: SlotList { ids: &[499, 451, 51, 59, 500, 502, 162, 162], table: &SLOTS },
             operands: &OPERANDS_275,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape.dtype.tf32.tf32 {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b
         Form { opcode: 132, block: 104, line: 209, text: "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.tf32.tf32 {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_500, &SLOT_502, &SLOT_162, &SLOT_162],
+            slots: SlotList { ids: &[499, 451, 51, 59, 500, 502, 162, 162], table: &SLOTS },
             operands: &OPERANDS_276,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b
         Form { opcode: 132, block: 104, line: 228, text: "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_510, &SLOT_501, &SLOT_505, &SLOT_506],
+            slots: SlotList { ids: &[499, 451, 51, 59, 510, 501, 505, 506], table: &SLOTS },
             operands: &OPERANDS_277,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b
         Form { opcode: 132, block: 104, line: 230, text: "wgmma.mma_async.sp.sync{.aligned}.shape.dtype.atype.btype {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d, imm-scale-a, imm-scale-b",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_510, &SLOT_501, &SLOT_505, &SLOT_506],
+            slots: SlotList { ids: &[499, 451, 51, 59, 510, 501, 505, 506], table: &SLOTS },
             operands: &OPERANDS_278,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d
         Form { opcode: 132, block: 105, line: 264, text: "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype {d}, a-desc, b-desc, sp-meta, sp-sel, scale-d",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_511, &SLOT_159, &SLOT_11, &SLOT_315, &SLOT_316],
+            slots: SlotList { ids: &[499, 451, 51, 59, 511, 159, 11, 315, 316], table: &SLOTS },
             operands: &OPERANDS_279,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d
         Form { opcode: 132, block: 105, line: 266, text: "wgmma.mma_async.sp.sync{.aligned}.shape{.satfinite}.s32.atype.btype {d}, {a0, a1, a2, a3}, b-desc, sp-meta, sp-sel, scale-d",
-            slots: &[&SLOT_499, &SLOT_451, &SLOT_51, &SLOT_59, &SLOT_511, &SLOT_159, &SLOT_11, &SLOT_315, &SLOT_316],
+            slots: SlotList { ids: &[499, 451, 51, 59, 511, 159, 11, 315, 316], table: &SLOTS },
             operands: &OPERANDS_280,
             shape: Shape::Accumulate, effects: Effects::Effectful },
         // wgmma.fence.sync{.aligned}
         Form { opcode: 132, block: 106, line: 289, text: "wgmma.fence.sync{.aligned}",
-            slots: &[&SLOT_512, &SLOT_51, &SLOT_59],
+            slots: SlotList { ids: &[512, 51, 59], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // wgmma.commit_group.sync{.aligned}
         Form { opcode: 132, block: 107, line: 293, text: "wgmma.commit_group.sync{.aligned}",
-            slots: &[&SLOT_90, &SLOT_51, &SLOT_59],
+            slots: SlotList { ids: &[90, 51, 59], table: &SLOTS },
             operands: &OPERANDS_19,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // wgmma.wait_group.sync{.aligned} N
         Form { opcode: 132, block: 108, line: 297, text: "wgmma.wait_group.sync{.aligned} N",
-            slots: &[&SLOT_91, &SLOT_51, &SLOT_59],
+            slots: SlotList { ids: &[91, 51, 59], table: &SLOTS },
             operands: &OPERANDS_43,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 10, text: "wmma.load.a.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_516, &SLOT_517, &SLOT_4],
+            slots: SlotList { ids: &[513, 514, 51, 237, 515, 516, 517, 4], table: &SLOTS },
             operands: &OPERANDS_281,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 11, text: "wmma.load.b.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_516, &SLOT_517, &SLOT_4],
+            slots: SlotList { ids: &[513, 400, 51, 237, 515, 516, 517, 4], table: &SLOTS },
             operands: &OPERANDS_281,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 12, text: "wmma.load.a.sync.aligned.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_518, &SLOT_517, &SLOT_519],
+            slots: SlotList { ids: &[513, 514, 51, 237, 515, 518, 517, 519], table: &SLOTS },
             operands: &OPERANDS_282,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.layout.m8n32k16{.ss}.itype {r}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 13, text: "wmma.load.a.sync.aligned.layout.m8n32k16{.ss}.itype {r}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_520, &SLOT_517, &SLOT_519],
+            slots: SlotList { ids: &[513, 514, 51, 237, 515, 520, 517, 519], table: &SLOTS },
             operands: &OPERANDS_283,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.layout.m32n8k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 14, text: "wmma.load.a.sync.aligned.layout.m32n8k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_521, &SLOT_517, &SLOT_519],
+            slots: SlotList { ids: &[513, 514, 51, 237, 515, 521, 517, 519], table: &SLOTS },
             operands: &OPERANDS_284,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 15, text: "wmma.load.b.sync.aligned.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_518, &SLOT_517, &SLOT_519],
+            slots: SlotList { ids: &[513, 400, 51, 237, 515, 518, 517, 519], table: &SLOTS },
             operands: &OPERANDS_282,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.layout.m8n32k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 16, text: "wmma.load.b.sync.aligned.layout.m8n32k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_520, &SLOT_517, &SLOT_519],
+            slots: SlotList { ids: &[513, 400, 51, 237, 515, 520, 517, 519], table: &SLOTS },
             operands: &OPERANDS_284,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.layout.m32n8k16{.ss}.itype {r}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 17, text: "wmma.load.b.sync.aligned.layout.m32n8k16{.ss}.itype {r}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_521, &SLOT_517, &SLOT_519],
+            slots: SlotList { ids: &[513, 400, 51, 237, 515, 521, 517, 519], table: &SLOTS },
             operands: &OPERANDS_283,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.c.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 18, text: "wmma.load.c.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_522, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_516, &SLOT_517, &SLOT_4],
+            slots: SlotList { ids: &[513, 522, 51, 237, 515, 516, 517, 4], table: &SLOTS },
             operands: &OPERANDS_284,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}
         Form { opcode: 133, block: 73, line: 19, text: "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_522, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_516, &SLOT_517, &SLOT_523],
+            slots: SlotList { ids: &[513, 522, 51, 237, 515, 516, 517, 523], table: &SLOTS },
             operands: &OPERANDS_281,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}
         Form { opcode: 133, block: 74, line: 33, text: "wmma.load.a.sync.aligned.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_518, &SLOT_517, &SLOT_6],
+            slots: SlotList { ids: &[513, 514, 51, 237, 515, 518, 517, 6], table: &SLOTS },
             operands: &OPERANDS_284,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.layout.m8n32k16{.ss}.bf16 {r0, r1}, [p] {, stride}
         Form { opcode: 133, block: 74, line: 34, text: "wmma.load.a.sync.aligned.layout.m8n32k16{.ss}.bf16 {r0, r1}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_520, &SLOT_517, &SLOT_6],
+            slots: SlotList { ids: &[513, 514, 51, 237, 515, 520, 517, 6], table: &SLOTS },
             operands: &OPERANDS_282,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.layout.m32n8k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}
         Form { opcode: 133, block: 74, line: 35, text: "wmma.load.a.sync.aligned.layout.m32n8k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_521, &SLOT_517, &SLOT_6],
+            slots: SlotList { ids: &[513, 514, 51, 237, 515, 521, 517, 6], table: &SLOTS },
             operands: &OPERANDS_281,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}
         Form { opcode: 133, block: 74, line: 36, text: "wmma.load.b.sync.aligned.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_518, &SLOT_517, &SLOT_6],
+            slots: SlotList { ids: &[513, 400, 51, 237, 515, 518, 517, 6], table: &SLOTS },
             operands: &OPERANDS_284,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.layout.m8n32k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}
         Form { opcode: 133, block: 74, line: 37, text: "wmma.load.b.sync.aligned.layout.m8n32k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_520, &SLOT_517, &SLOT_6],
+            slots: SlotList { ids: &[513, 400, 51, 237, 515, 520, 517, 6], table: &SLOTS },
             operands: &OPERANDS_281,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.layout.m32n8k16{.ss}.bf16 {r0, r1}, [p] {, stride}
         Form { opcode: 133, block: 74, line: 38, text: "wmma.load.b.sync.aligned.layout.m32n8k16{.ss}.bf16 {r0, r1}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_521, &SLOT_517, &SLOT_6],
+            slots: SlotList { ids: &[513, 400, 51, 237, 515, 521, 517, 6], table: &SLOTS },
             operands: &OPERANDS_282,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.c.sync.aligned.layout.shape{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}
         Form { opcode: 133, block: 74, line: 39, text: "wmma.load.c.sync.aligned.layout.shape{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_522, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_516, &SLOT_517, &SLOT_2],
+            slots: SlotList { ids: &[513, 522, 51, 237, 515, 516, 517, 2], table: &SLOTS },
             operands: &OPERANDS_281,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}
         Form { opcode: 133, block: 75, line: 50, text: "wmma.load.a.sync.aligned.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_524, &SLOT_517, &SLOT_162],
+            slots: SlotList { ids: &[513, 514, 51, 237, 515, 524, 517, 162], table: &SLOTS },
             operands: &OPERANDS_284,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}
         Form { opcode: 133, block: 75, line: 51, text: "wmma.load.b.sync.aligned.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_524, &SLOT_517, &SLOT_162],
+            slots: SlotList { ids: &[513, 400, 51, 237, 515, 524, 517, 162], table: &SLOTS },
             operands: &OPERANDS_284,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.c.sync.aligned.layout.m16n16k8{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}
         Form { opcode: 133, block: 75, line: 52, text: "wmma.load.c.sync.aligned.layout.m16n16k8{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_522, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_524, &SLOT_517, &SLOT_2],
+            slots: SlotList { ids: &[513, 522, 51, 237, 515, 524, 517, 2], table: &SLOTS },
             operands: &OPERANDS_281,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}
         Form { opcode: 133, block: 76, line: 63, text: "wmma.load.a.sync.aligned.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_289, &SLOT_517, &SLOT_3],
+            slots: SlotList { ids: &[513, 514, 51, 237, 515, 289, 517, 3], table: &SLOTS },
             operands: &OPERANDS_283,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}
         Form { opcode: 133, block: 76, line: 64, text: "wmma.load.b.sync.aligned.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_289, &SLOT_517, &SLOT_3],
+            slots: SlotList { ids: &[513, 400, 51, 237, 515, 289, 517, 3], table: &SLOTS },
             operands: &OPERANDS_283,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.c.sync.aligned.layout.m8n8k4{.ss}.f64 {r0, r1}, [p] {, stride}
         Form { opcode: 133, block: 76, line: 65, text: "wmma.load.c.sync.aligned.layout.m8n8k4{.ss}.f64 {r0, r1}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_522, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_289, &SLOT_517, &SLOT_3],
+            slots: SlotList { ids: &[513, 522, 51, 237, 515, 289, 517, 3], table: &SLOTS },
             operands: &OPERANDS_282,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.row.shape{.ss}.atype {r}, [p] {, stride}
         Form { opcode: 133, block: 77, line: 75, text: "wmma.load.a.sync.aligned.row.shape{.ss}.atype {r}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_293, &SLOT_525, &SLOT_517, &SLOT_318],
+            slots: SlotList { ids: &[513, 514, 51, 237, 293, 525, 517, 318], table: &SLOTS },
             operands: &OPERANDS_283,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.col.shape{.ss}.btype {r}, [p] {, stride}
         Form { opcode: 133, block: 77, line: 76, text: "wmma.load.b.sync.aligned.col.shape{.ss}.btype {r}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_294, &SLOT_525, &SLOT_517, &SLOT_319],
+            slots: SlotList { ids: &[513, 400, 51, 237, 294, 525, 517, 319], table: &SLOTS },
             operands: &OPERANDS_283,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}
         Form { opcode: 133, block: 77, line: 77, text: "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_522, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_525, &SLOT_517, &SLOT_526],
+            slots: SlotList { ids: &[513, 522, 51, 237, 515, 525, 517, 526], table: &SLOTS },
             operands: &OPERANDS_282,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.a.sync.aligned.row.shape{.ss}.atype {r}, [p] {, stride}
         Form { opcode: 133, block: 78, line: 88, text: "wmma.load.a.sync.aligned.row.shape{.ss}.atype {r}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_514, &SLOT_51, &SLOT_237, &SLOT_293, &SLOT_527, &SLOT_517, &SLOT_528],
+            slots: SlotList { ids: &[513, 514, 51, 237, 293, 527, 517, 528], table: &SLOTS },
             operands: &OPERANDS_283,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.b.sync.aligned.col.shape{.ss}.btype {r}, [p] {, stride}
         Form { opcode: 133, block: 78, line: 89, text: "wmma.load.b.sync.aligned.col.shape{.ss}.btype {r}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_400, &SLOT_51, &SLOT_237, &SLOT_294, &SLOT_527, &SLOT_517, &SLOT_529],
+            slots: SlotList { ids: &[513, 400, 51, 237, 294, 527, 517, 529], table: &SLOTS },
             operands: &OPERANDS_283,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}
         Form { opcode: 133, block: 78, line: 90, text: "wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}",
-            slots: &[&SLOT_513, &SLOT_522, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_527, &SLOT_517, &SLOT_526],
+            slots: SlotList { ids: &[513, 522, 51, 237, 515, 527, 517, 526], table: &SLOTS },
             operands: &OPERANDS_282,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.store.d.sync.aligned.layout.shape{.ss}.f16 [p], {r0, r1, r2, r3} {, stride}
         Form { opcode: 133, block: 79, line: 103, text: "wmma.store.d.sync.aligned.layout.shape{.ss}.f16 [p], {r0, r1, r2, r3} {, stride}",
-            slots: &[&SLOT_530, &SLOT_531, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_516, &SLOT_517, &SLOT_4],
+            slots: SlotList { ids: &[530, 531, 51, 237, 515, 516, 517, 4], table: &SLOTS },
             operands: &OPERANDS_285,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}
         Form { opcode: 133, block: 79, line: 104, text: "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}",
-            slots: &[&SLOT_530, &SLOT_531, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_516, &SLOT_517, &SLOT_532],
+            slots: SlotList { ids: &[530, 531, 51, 237, 515, 516, 517, 532], table: &SLOTS },
             operands: &OPERANDS_286,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1} {, stride}
         Form { opcode: 133, block: 79, line: 112, text: "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1} {, stride}",
-            slots: &[&SLOT_530, &SLOT_531, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_533, &SLOT_517, &SLOT_534],
+            slots: SlotList { ids: &[530, 531, 51, 237, 515, 533, 517, 534], table: &SLOTS },
             operands: &OPERANDS_287,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}
         Form { opcode: 133, block: 79, line: 118, text: "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}",
-            slots: &[&SLOT_530, &SLOT_531, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_535, &SLOT_517, &SLOT_536],
+            slots: SlotList { ids: &[530, 531, 51, 237, 515, 535, 517, 536], table: &SLOTS },
             operands: &OPERANDS_286,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1} {, stride}
         Form { opcode: 133, block: 79, line: 124, text: "wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1} {, stride}",
-            slots: &[&SLOT_530, &SLOT_531, &SLOT_51, &SLOT_237, &SLOT_515, &SLOT_537, &SLOT_517, &SLOT_538],
+            slots: SlotList { ids: &[530, 531, 51, 237, 515, 537, 517, 538], table: &SLOTS },
             operands: &OPERANDS_287,
             shape: Shape::NoDst, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.shape.f16.f16 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}
         Form { opcode: 133, block: 80, line: 137, text: "wmma.mma.sync.aligned.alayout.blayout.shape.f16.f16 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_516, &SLOT_4, &SLOT_4],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 516, 4, 4], table: &SLOTS },
             operands: &OPERANDS_288,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.shape.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 80, line: 138, text: "wmma.mma.sync.aligned.alayout.blayout.shape.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_516, &SLOT_4, &SLOT_2],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 516, 4, 2], table: &SLOTS },
             operands: &OPERANDS_289,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.shape.f32.f16 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}
         Form { opcode: 133, block: 80, line: 139, text: "wmma.mma.sync.aligned.alayout.blayout.shape.f32.f16 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_516, &SLOT_2, &SLOT_4],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 516, 2, 4], table: &SLOTS },
             operands: &OPERANDS_290,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.shape.f32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 80, line: 140, text: "wmma.mma.sync.aligned.alayout.blayout.shape.f32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_516, &SLOT_2, &SLOT_2],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 516, 2, 2], table: &SLOTS },
             operands: &OPERANDS_291,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m16n16k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 80, line: 144, text: "wmma.mma.sync.aligned.alayout.blayout.m16n16k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_518, &SLOT_11, &SLOT_145, &SLOT_145, &SLOT_11, &SLOT_159],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 518, 11, 145, 145, 11, 159], table: &SLOTS },
             operands: &OPERANDS_129,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m16n16k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 80, line: 145, text: "wmma.mma.sync.aligned.alayout.blayout.m16n16k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_518, &SLOT_11, &SLOT_138, &SLOT_138, &SLOT_11, &SLOT_159],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 518, 11, 138, 138, 11, 159], table: &SLOTS },
             operands: &OPERANDS_129,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m8n32k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 80, line: 146, text: "wmma.mma.sync.aligned.alayout.blayout.m8n32k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_520, &SLOT_11, &SLOT_145, &SLOT_145, &SLOT_11, &SLOT_159],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 520, 11, 145, 145, 11, 159], table: &SLOTS },
             operands: &OPERANDS_292,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m8n32k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 80, line: 147, text: "wmma.mma.sync.aligned.alayout.blayout.m8n32k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_520, &SLOT_11, &SLOT_138, &SLOT_138, &SLOT_11, &SLOT_159],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 520, 11, 138, 138, 11, 159], table: &SLOTS },
             operands: &OPERANDS_292,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m32n8k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 80, line: 148, text: "wmma.mma.sync.aligned.alayout.blayout.m32n8k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_521, &SLOT_11, &SLOT_145, &SLOT_145, &SLOT_11, &SLOT_159],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 521, 11, 145, 145, 11, 159], table: &SLOTS },
             operands: &OPERANDS_293,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m32n8k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 80, line: 149, text: "wmma.mma.sync.aligned.alayout.blayout.m32n8k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_521, &SLOT_11, &SLOT_138, &SLOT_138, &SLOT_11, &SLOT_159],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 521, 11, 138, 138, 11, 159], table: &SLOTS },
             operands: &OPERANDS_293,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m16n16k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 81, line: 162, text: "wmma.mma.sync.aligned.alayout.blayout.m16n16k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_518, &SLOT_2, &SLOT_6, &SLOT_6, &SLOT_2],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 518, 2, 6, 6, 2], table: &SLOTS },
             operands: &OPERANDS_294,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m8n32k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 81, line: 163, text: "wmma.mma.sync.aligned.alayout.blayout.m8n32k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_520, &SLOT_2, &SLOT_6, &SLOT_6, &SLOT_2],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 520, 2, 6, 6, 2], table: &SLOTS },
             operands: &OPERANDS_295,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m32n8k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 81, line: 164, text: "wmma.mma.sync.aligned.alayout.blayout.m32n8k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_521, &SLOT_2, &SLOT_6, &SLOT_6, &SLOT_2],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 521, 2, 6, 6, 2], table: &SLOTS },
             operands: &OPERANDS_296,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}
         Form { opcode: 133, block: 82, line: 174, text: "wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_524, &SLOT_2, &SLOT_162, &SLOT_162, &SLOT_2],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 524, 2, 162, 162, 2], table: &SLOTS },
             operands: &OPERANDS_294,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.alayout.blayout.shape{.rnd}.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}
         Form { opcode: 133, block: 83, line: 184, text: "wmma.mma.sync.aligned.alayout.blayout.shape{.rnd}.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_290, &SLOT_291, &SLOT_537, &SLOT_15, &SLOT_3, &SLOT_3, &SLOT_3, &SLOT_3],
+            slots: SlotList { ids: &[442, 51, 237, 290, 291, 537, 15, 3, 3, 3, 3], table: &SLOTS },
             operands: &OPERANDS_135,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.row.col.shape.s32.s4.s4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}
         Form { opcode: 133, block: 84, line: 195, text: "wmma.mma.sync.aligned.row.col.shape.s32.s4.s4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_293, &SLOT_294, &SLOT_525, &SLOT_11, &SLOT_539, &SLOT_539, &SLOT_11, &SLOT_159],
+            slots: SlotList { ids: &[442, 51, 237, 293, 294, 525, 11, 539, 539, 11, 159], table: &SLOTS },
             operands: &OPERANDS_135,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.sync.aligned.row.col.shape.s32.u4.u4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}
         Form { opcode: 133, block: 84, line: 196, text: "wmma.mma.sync.aligned.row.col.shape.s32.u4.u4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}",
-            slots: &[&SLOT_442, &SLOT_51, &SLOT_237, &SLOT_293, &SLOT_294, &SLOT_525, &SLOT_11, &SLOT_540, &SLOT_540, &SLOT_11, &SLOT_159],
+            slots: SlotList { ids: &[442, 51, 237, 293, 294, 525, 11, 540, 540, 11, 159], table: &SLOTS },
             operands: &OPERANDS_135,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // wmma.mma.op.popc.sync.aligned.row.col.shape.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}
         Form { opcode: 133, block: 85, line: 204, text: "wmma.mma.op.popc.sync.aligned.row.col.shape.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}",
-            slots: &[&SLOT_442, &SLOT_541, &SLOT_54, &SLOT_51, &SLOT_237, &SLOT_293, &SLOT_294, &SLOT_527, &SLOT_11, &SLOT_528, &SLOT_529, &SLOT_11],
+            slots: SlotList { ids: &[442, 541, 54, 51, 237, 293, 294, 527, 11, 528, 529, 11], table: &SLOTS },
             operands: &OPERANDS_135,
             shape: Shape::Dst1, effects: Effects::Effectful },
         // xor.type d, a, b
         Form { opcode: 134, block: 194, line: 13, text: "xor.type d, a, b",
-            slots: &[&SLOT_22],
+            slots: SlotList { ids: &[22], table: &SLOTS },
             operands: &OPERANDS_2,
             shape: Shape::Dst1, effects: Effects::Pure },
     ],
@@ -6025,1089 +6025,551 @@ pub static ISA: Isa = Isa {
     ],
 };
 
-static SLOT_0: Slot = Slot { name: "type", words: &[455, 459, 461], presence: Presence::Required, is_type: true };
-
-static SLOT_1: Slot = Slot { name: "ftz", words: &[169], presence: Presence::Optional, is_type: false };
-
-static SLOT_2: Slot = Slot { name: "f32", words: &[157], presence: Presence::Required, is_type: true };
-
-static SLOT_3: Slot = Slot { name: "f64", words: &[160], presence: Presence::Required, is_type: true };
-
-static SLOT_4: Slot = Slot { name: "f16", words: &[155], presence: Presence::Required, is_type: true };
-
-static SLOT_5: Slot = Slot { name: "f16x2", words: &[156], presence: Presence::Required, is_type: true };
-
-static SLOT_6: Slot = Slot { name: "bf16", words: &[74], presence: Presence::Required, is_type: true };
-
-static SLOT_7: Slot = Slot { name: "bf16x2", words: &[75], presence: Presence::Required, is_type: true };
-
-static SLOT_8: Slot = Slot { name: "b32", words: &[65], presence: Presence::Required, is_type: true };
-
-static SLOT_9: Slot = Slot { name: "type", words: &[455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_10: Slot = Slot { name: "sat", words: &[464], presence: Presence::Optional, is_type: false };
-
-static SLOT_11: Slot = Slot { name: "s32", words: &[459], presence: Presence::Required, is_type: true };
-
-static SLOT_12: Slot = Slot { name: "type", words: &[456, 508], presence: Presence::Required, is_type: false };
-
-static SLOT_13: Slot = Slot { name: "cc", words: &[86], presence: Presence::Required, is_type: false };
-
-static SLOT_14: Slot = Slot { name: "type", words: &[459, 461, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_15: Slot = Slot { name: "rnd", words: &[444, 446, 450, 453], presence: Presence::Optional, is_type: false };
-
-static SLOT_16: Slot = Slot { name: "f32x2", words: &[158], presence: Presence::Required, is_type: false };
-
-static SLOT_17: Slot = Slot { name: "rnd", words: &[446], presence: Presence::Optional, is_type: false };
-
-static SLOT_18: Slot = Slot { name: "atype", words: &[74, 155], presence: Presence::Required, is_type: true };
-
-static SLOT_19: Slot = Slot { name: "cc", words: &[86], presence: Presence::Optional, is_type: false };
-
-static SLOT_20: Slot = Slot { name: "type", words: &[510], presence: Presence::Required, is_type: true };
-
-static SLOT_21: Slot = Slot { name: "type", words: &[512], presence: Presence::Required, is_type: true };
-
-static SLOT_22: Slot = Slot { name: "type", words: &[63, 65, 68, 426], presence: Presence::Required, is_type: true };
-
-static SLOT_23: Slot = Slot { name: "global", words: &[179], presence: Presence::Optional, is_type: false };
-
-static SLOT_24: Slot = Slot { name: "level::eviction_priority", words: &[29], presence: Presence::Required, is_type: false };
-
-static SLOT_25: Slot = Slot { name: "sem", words: &[39, 40, 439, 440], presence: Presence::Optional, is_type: false };
-
-static SLOT_26: Slot = Slot { name: "scope", words: &[91, 121, 183, 490], presence: Presence::Optional, is_type: false };
-
-static SLOT_27: Slot = Slot { name: "space", words: &[179], presence: Presence::Optional, is_type: false };
-
-static SLOT_28: Slot = Slot { name: "op", words: &[50, 153, 415, 548], presence: Presence::Required, is_type: false };
-
-static SLOT_29: Slot = Slot { name: "level::cache_hint", words: &[26], presence: Presence::Optional, is_type: false };
-
-static SLOT_30: Slot = Slot { name: "type", words: &[65, 68], presence: Presence::Required, is_type: true };
-
-static SLOT_31: Slot = Slot { name: "add", words: &[42], presence: Presence::Required, is_type: false };
-
-static SLOT_32: Slot = Slot { name: "type", words: &[157, 160, 459, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_33: Slot = Slot { name: "op", words: &[129, 195], presence: Presence::Required, is_type: false };
-
-static SLOT_34: Slot = Slot { name: "op", words: &[388, 394], presence: Presence::Required, is_type: false };
-
-static SLOT_35: Slot = Slot { name: "cas", words: &[85], presence: Presence::Required, is_type: false };
-
-static SLOT_36: Slot = Slot { name: "b16", words: &[63], presence: Presence::Required, is_type: true };
-
-static SLOT_37: Slot = Slot { name: "b128", words: &[62], presence: Presence::Required, is_type: true };
-
-static SLOT_38: Slot = Slot { name: "exch", words: &[153], presence: Presence::Required, is_type: false };
-
-static SLOT_39: Slot = Slot { name: "noftz", words: &[405], presence: Presence::Required, is_type: false };
-
-static SLOT_40: Slot = Slot { name: "space", words: &[471, 472, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_41: Slot = Slot { name: "type", words: &[62, 63, 65, 68], presence: Presence::Required, is_type: true };
-
-static SLOT_42: Slot = Slot { name: "type", words: &[74, 75, 155, 156, 157], presence: Presence::Required, is_type: true };
-
-static SLOT_43: Slot = Slot { name: "space", words: &[179, 471, 472, 473], presence: Presence::Optional, is_type: false };
-
-static SLOT_44: Slot = Slot { name: "type", words: &[65], presence: Presence::Required, is_type: true };
-
-static SLOT_45: Slot = Slot { name: "vec_32_bit", words: &[520, 521], presence: Presence::Required, is_type: false };
-
-static SLOT_46: Slot = Slot { name: "op", words: &[42, 388, 394], presence: Presence::Required, is_type: false };
-
-static SLOT_47: Slot = Slot { name: "vec_16_bit", words: &[520, 521, 522], presence: Presence::Required, is_type: false };
-
-static SLOT_48: Slot = Slot { name: "half_word_type", words: &[74, 155], presence: Presence::Required, is_type: true };
-
-static SLOT_49: Slot = Slot { name: "packed_type", words: &[75, 156], presence: Presence::Required, is_type: true };
-
-static SLOT_50: Slot = Slot { name: "cta", words: &[121], presence: Presence::Optional, is_type: false };
-
-static SLOT_51: Slot = Slot { name: "sync", words: &[487], presence: Presence::Required, is_type: false };
-
-static SLOT_52: Slot = Slot { name: "arrive", words: &[54], presence: Presence::Required, is_type: false };
-
-static SLOT_53: Slot = Slot { name: "red", words: &[436], presence: Presence::Required, is_type: false };
-
-static SLOT_54: Slot = Slot { name: "popc", words: &[425], presence: Presence::Required, is_type: false };
-
-static SLOT_55: Slot = Slot { name: "u32", words: &[510], presence: Presence::Required, is_type: true };
-
-static SLOT_56: Slot = Slot { name: "op", words: &[50, 415], presence: Presence::Required, is_type: false };
-
-static SLOT_57: Slot = Slot { name: "pred", words: &[426], presence: Presence::Required, is_type: true };
-
-static SLOT_58: Slot = Slot { name: "warp", words: &[529], presence: Presence::Required, is_type: false };
-
-static SLOT_59: Slot = Slot { name: "aligned", words: &[47], presence: Presence::Optional, is_type: false };
-
-static SLOT_60: Slot = Slot { name: "cluster", words: &[91], presence: Presence::Required, is_type: false };
-
-static SLOT_61: Slot = Slot { name: "sem", words: &[439, 440], presence: Presence::Optional, is_type: false };
-
-static SLOT_62: Slot = Slot { name: "wait", words: &[524], presence: Presence::Required, is_type: false };
-
-static SLOT_63: Slot = Slot { name: "acquire", words: &[40], presence: Presence::Optional, is_type: false };
-
-static SLOT_64: Slot = Slot { name: "shiftamt", words: &[475], presence: Presence::Required, is_type: false };
-
-static SLOT_65: Slot = Slot { name: "mode", words: &[90, 537], presence: Presence::Required, is_type: false };
-
-static SLOT_66: Slot = Slot { name: "uni", words: &[517], presence: Presence::Optional, is_type: false };
-
-static SLOT_67: Slot = Slot { name: "idx", words: &[190], presence: Presence::Required, is_type: false };
-
-static SLOT_68: Slot = Slot { name: "try_cancel", words: &[504], presence: Presence::Required, is_type: false };
-
-static SLOT_69: Slot = Slot { name: "async", words: &[57], presence: Presence::Required, is_type: false };
-
-static SLOT_70: Slot = Slot { name: "space", words: &[473], presence: Presence::Optional, is_type: false };
-
-static SLOT_71: Slot = Slot { name: "completion_mechanism", words: &[391], presence: Presence::Required, is_type: false };
-
-static SLOT_72: Slot = Slot { name: "multicast::cluster::all", words: &[399], presence: Presence::Optional, is_type: false };
-
-static SLOT_73: Slot = Slot { name: "query_cancel", words: &[429], presence: Presence::Required, is_type: false };
-
-static SLOT_74: Slot = Slot { name: "is_canceled", words: &[200], presence: Presence::Required, is_type: false };
-
-static SLOT_75: Slot = Slot { name: "get_first_ctaid", words: &[173], presence: Presence::Required, is_type: false };
-
-static SLOT_76: Slot = Slot { name: "v4", words: &[521], presence: Presence::Required, is_type: false };
-
-static SLOT_77: Slot = Slot { name: "get_first_ctaid", words: &[173, 174, 175, 176], presence: Presence::Required, is_type: false };
-
-static SLOT_78: Slot = Slot { name: "type", words: &[63, 65, 68], presence: Presence::Required, is_type: true };
-
-static SLOT_79: Slot = Slot { name: "type", words: &[157, 160], presence: Presence::Required, is_type: true };
-
-static SLOT_80: Slot = Slot { name: "approx", words: &[52], presence: Presence::Required, is_type: false };
-
-static SLOT_81: Slot = Slot { name: "mbarrier", words: &[389], presence: Presence::Required, is_type: false };
-
-static SLOT_82: Slot = Slot { name: "noinc", words: &[406], presence: Presence::Optional, is_type: false };
-
-static SLOT_83: Slot = Slot { name: "space", words: &[471, 473], presence: Presence::Optional, is_type: false };
-
-static SLOT_84: Slot = Slot { name: "b64", words: &[68], presence: Presence::Required, is_type: true };
-
-static SLOT_85: Slot = Slot { name: "ca", words: &[84], presence: Presence::Required, is_type: false };
-
-static SLOT_86: Slot = Slot { name: "shared", words: &[471, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_87: Slot = Slot { name: "global", words: &[179], presence: Presence::Required, is_type: false };
-
-static SLOT_88: Slot = Slot { name: "level::prefetch_size", words: &[23, 24, 25], presence: Presence::Optional, is_type: false };
-
-static SLOT_89: Slot = Slot { name: "cg", words: &[87], presence: Presence::Required, is_type: false };
-
-static SLOT_90: Slot = Slot { name: "commit_group", words: &[114], presence: Presence::Required, is_type: false };
-
-static SLOT_91: Slot = Slot { name: "wait_group", words: &[528], presence: Presence::Required, is_type: false };
-
-static SLOT_92: Slot = Slot { name: "wait_all", words: &[527], presence: Presence::Required, is_type: false };
-
-static SLOT_93: Slot = Slot { name: "bulk", words: &[81], presence: Presence::Required, is_type: false };
-
-static SLOT_94: Slot = Slot { name: "dst", words: &[473], presence: Presence::Required, is_type: false };
-
-static SLOT_95: Slot = Slot { name: "src", words: &[179], presence: Presence::Required, is_type: false };
-
-static SLOT_96: Slot = Slot { name: "dst", words: &[472], presence: Presence::Required, is_type: false };
-
-static SLOT_97: Slot = Slot { name: "multicast", words: &[398], presence: Presence::Optional, is_type: false };
-
-static SLOT_98: Slot = Slot { name: "src", words: &[473], presence: Presence::Required, is_type: false };
-
-static SLOT_99: Slot = Slot { name: "dst", words: &[179], presence: Presence::Required, is_type: false };
-
-static SLOT_100: Slot = Slot { name: "completion_mechanism", words: &[82], presence: Presence::Required, is_type: false };
-
-static SLOT_101: Slot = Slot { name: "cp_mask", words: &[119], presence: Presence::Optional, is_type: false };
-
-static SLOT_102: Slot = Slot { name: "reduce", words: &[437], presence: Presence::Required, is_type: false };
-
-static SLOT_103: Slot = Slot { name: "alternatives", words: &[459, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_104: Slot = Slot { name: "alternatives", words: &[388, 394], presence: Presence::Required, is_type: false };
-
-static SLOT_105: Slot = Slot { name: "alternatives", words: &[459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_106: Slot = Slot { name: "alternatives", words: &[129, 195], presence: Presence::Required, is_type: false };
-
-static SLOT_107: Slot = Slot { name: "alternatives", words: &[50, 415, 548], presence: Presence::Required, is_type: false };
-
-static SLOT_108: Slot = Slot { name: "alternatives", words: &[157, 160, 459, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_109: Slot = Slot { name: "alternatives", words: &[74, 155, 459, 461, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_110: Slot = Slot { name: "alternatives", words: &[65, 68], presence: Presence::Required, is_type: true };
-
-static SLOT_111: Slot = Slot { name: "type", words: &[74, 155, 157], presence: Presence::Required, is_type: true };
-
-static SLOT_112: Slot = Slot { name: "prefetch", words: &[427], presence: Presence::Required, is_type: false };
-
-static SLOT_113: Slot = Slot { name: "L2", words: &[22], presence: Presence::Required, is_type: false };
-
-static SLOT_114: Slot = Slot { name: "tensor", words: &[491], presence: Presence::Required, is_type: false };
-
-static SLOT_115: Slot = Slot { name: "dim", words: &[6, 7, 11, 12, 14], presence: Presence::Required, is_type: false };
-
-static SLOT_116: Slot = Slot { name: "tile", words: &[498], presence: Presence::Optional, is_type: false };
-
-static SLOT_117: Slot = Slot { name: "cta_group", words: &[122, 123], presence: Presence::Optional, is_type: false };
-
-static SLOT_118: Slot = Slot { name: "2d", words: &[7], presence: Presence::Required, is_type: false };
-
-static SLOT_119: Slot = Slot { name: "tile::gather4", words: &[499], presence: Presence::Required, is_type: false };
-
-static SLOT_120: Slot = Slot { name: "3d", words: &[11], presence: Presence::Required, is_type: false };
-
-static SLOT_121: Slot = Slot { name: "im2col", words: &[191], presence: Presence::Required, is_type: false };
-
-static SLOT_122: Slot = Slot { name: "4d", words: &[12], presence: Presence::Required, is_type: false };
-
-static SLOT_123: Slot = Slot { name: "5d", words: &[14], presence: Presence::Required, is_type: false };
-
-static SLOT_124: Slot = Slot { name: "alternatives", words: &[11, 12, 14], presence: Presence::Required, is_type: false };
-
-static SLOT_125: Slot = Slot { name: "alternatives", words: &[192, 193], presence: Presence::Required, is_type: false };
-
-static SLOT_126: Slot = Slot { name: "tile::scatter4", words: &[500], presence: Presence::Required, is_type: false };
-
-static SLOT_127: Slot = Slot { name: "im2col_no_offs", words: &[194], presence: Presence::Required, is_type: false };
-
-static SLOT_128: Slot = Slot { name: "redOp", words: &[42, 50, 129, 195, 388, 394, 415, 548], presence: Presence::Required, is_type: false };
-
-static SLOT_129: Slot = Slot { name: "read", words: &[435], presence: Presence::Optional, is_type: false };
-
-static SLOT_130: Slot = Slot { name: "range", words: &[431], presence: Presence::Required, is_type: false };
-
-static SLOT_131: Slot = Slot { name: "level::primary_priority", words: &[27, 28, 29, 30], presence: Presence::Required, is_type: false };
-
-static SLOT_132: Slot = Slot { name: "level::secondary_priority", words: &[27, 30], presence: Presence::Optional, is_type: false };
-
-static SLOT_133: Slot = Slot { name: "fractional", words: &[168], presence: Presence::Required, is_type: false };
-
-static SLOT_134: Slot = Slot { name: "cvt", words: &[126], presence: Presence::Required, is_type: false };
-
-static SLOT_135: Slot = Slot { name: "anyrnd", words: &[444, 445, 446, 448, 450, 451, 453, 454], presence: Presence::Optional, is_type: false };
-
-static SLOT_136: Slot = Slot { name: "itype", words: &[455, 459, 461, 462, 507, 510, 512, 513], presence: Presence::Required, is_type: true };
-
-static SLOT_137: Slot = Slot { name: "sat", words: &[464], presence: Presence::Required, is_type: false };
-
-static SLOT_138: Slot = Slot { name: "u8", words: &[513], presence: Presence::Required, is_type: true };
-
-static SLOT_139: Slot = Slot { name: "sat_to_u8", words: &[455, 459, 461, 462, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_140: Slot = Slot { name: "u16", words: &[507], presence: Presence::Required, is_type: true };
-
-static SLOT_141: Slot = Slot { name: "sat_to_u16", words: &[455, 459, 461, 462, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_142: Slot = Slot { name: "sat_to_u32", words: &[455, 459, 461, 462, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_143: Slot = Slot { name: "u64", words: &[512], presence: Presence::Required, is_type: true };
-
-static SLOT_144: Slot = Slot { name: "sat_to_u64", words: &[455, 459, 461, 462], presence: Presence::Required, is_type: true };
-
-static SLOT_145: Slot = Slot { name: "s8", words: &[462], presence: Presence::Required, is_type: true };
-
-static SLOT_146: Slot = Slot { name: "sat_to_s8", words: &[455, 459, 461, 507, 510, 512, 513], presence: Presence::Required, is_type: true };
-
-static SLOT_147: Slot = Slot { name: "s16", words: &[455], presence: Presence::Required, is_type: true };
-
-static SLOT_148: Slot = Slot { name: "sat_to_s16", words: &[459, 461, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_149: Slot = Slot { name: "sat_to_s32", words: &[461, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_150: Slot = Slot { name: "s64", words: &[461], presence: Presence::Required, is_type: true };
-
-static SLOT_151: Slot = Slot { name: "sat_to_s64", words: &[512], presence: Presence::Required, is_type: true };
-
-static SLOT_152: Slot = Slot { name: "irnd", words: &[445, 448, 451, 454], presence: Presence::Required, is_type: false };
-
-static SLOT_153: Slot = Slot { name: "f16f64", words: &[155, 160], presence: Presence::Required, is_type: true };
-
-static SLOT_154: Slot = Slot { name: "frnd", words: &[444, 446, 450, 453], presence: Presence::Required, is_type: false };
-
-static SLOT_155: Slot = Slot { name: "irnd", words: &[445, 448, 451, 454], presence: Presence::Optional, is_type: false };
-
-static SLOT_156: Slot = Slot { name: "frnd", words: &[444, 446, 450, 453], presence: Presence::Optional, is_type: false };
-
-static SLOT_157: Slot = Slot { name: "frnd2", words: &[446, 453], presence: Presence::Required, is_type: false };
-
-static SLOT_158: Slot = Slot { name: "relu", words: &[442], presence: Presence::Optional, is_type: false };
-
-static SLOT_159: Slot = Slot { name: "satfinite", words: &[465], presence: Presence::Optional, is_type: false };
-
-static SLOT_160: Slot = Slot { name: "rs", words: &[452], presence: Presence::Required, is_type: false };
-
-static SLOT_161: Slot = Slot { name: "rna", words: &[447], presence: Presence::Required, is_type: false };
-
-static SLOT_162: Slot = Slot { name: "tf32", words: &[497], presence: Presence::Required, is_type: true };
-
-static SLOT_163: Slot = Slot { name: "rn", words: &[446], presence: Presence::Required, is_type: false };
-
-static SLOT_164: Slot = Slot { name: "satfinite", words: &[465], presence: Presence::Required, is_type: false };
-
-static SLOT_165: Slot = Slot { name: "f8x2type", words: &[142, 145], presence: Presence::Required, is_type: true };
-
-static SLOT_166: Slot = Slot { name: "f8x4type", words: &[143, 146], presence: Presence::Required, is_type: false };
-
-static SLOT_167: Slot = Slot { name: "f4x2type", words: &[133], presence: Presence::Required, is_type: true };
-
-static SLOT_168: Slot = Slot { name: "fp16x2type", words: &[75, 156], presence: Presence::Required, is_type: true };
-
-static SLOT_169: Slot = Slot { name: "f4x4type", words: &[134], presence: Presence::Required, is_type: false };
-
-static SLOT_170: Slot = Slot { name: "f6x2type", words: &[136, 139], presence: Presence::Required, is_type: true };
-
-static SLOT_171: Slot = Slot { name: "f6x4type", words: &[137, 140], presence: Presence::Required, is_type: false };
-
-static SLOT_172: Slot = Slot { name: "frnd3", words: &[450, 453], presence: Presence::Required, is_type: false };
-
-static SLOT_173: Slot = Slot { name: "ue8m0x2", words: &[516], presence: Presence::Required, is_type: true };
-
-static SLOT_174: Slot = Slot { name: "scaled::n2::ue8m0", words: &[470], presence: Presence::Optional, is_type: false };
-
-static SLOT_175: Slot = Slot { name: "s2f6x2", words: &[458], presence: Presence::Required, is_type: false };
-
-static SLOT_176: Slot = Slot { name: "pack", words: &[417], presence: Presence::Required, is_type: false };
-
-static SLOT_177: Slot = Slot { name: "convertType", words: &[455, 507], presence: Presence::Required, is_type: true };
-
-static SLOT_178: Slot = Slot { name: "abType", words: &[459], presence: Presence::Required, is_type: true };
-
-static SLOT_179: Slot = Slot { name: "convertType", words: &[457, 460, 462, 509, 511, 513], presence: Presence::Required, is_type: true };
-
-static SLOT_180: Slot = Slot { name: "cType", words: &[65], presence: Presence::Required, is_type: true };
-
-static SLOT_181: Slot = Slot { name: "space", words: &[116, 179, 217, 419, 420, 471, 472, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_182: Slot = Slot { name: "size", words: &[510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_183: Slot = Slot { name: "to", words: &[501], presence: Presence::Required, is_type: false };
-
-static SLOT_184: Slot = Slot { name: "level", words: &[22], presence: Presence::Required, is_type: false };
-
-static SLOT_185: Slot = Slot { name: "full", words: &[170], presence: Presence::Required, is_type: false };
-
-static SLOT_186: Slot = Slot { name: "rnd", words: &[444, 446, 450, 453], presence: Presence::Required, is_type: false };
-
-static SLOT_187: Slot = Slot { name: "mode", words: &[188, 215], presence: Presence::Required, is_type: false };
-
-static SLOT_188: Slot = Slot { name: "atype", words: &[459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_189: Slot = Slot { name: "btype", words: &[459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_190: Slot = Slot { name: "atype", words: &[155, 156], presence: Presence::Required, is_type: true };
-
-static SLOT_191: Slot = Slot { name: "ftz", words: &[169], presence: Presence::Required, is_type: false };
-
-static SLOT_192: Slot = Slot { name: "btype", words: &[74, 75], presence: Presence::Required, is_type: true };
-
-static SLOT_193: Slot = Slot { name: "sem", words: &[39, 40, 440, 466], presence: Presence::Optional, is_type: false };
-
-static SLOT_194: Slot = Slot { name: "scope", words: &[91, 121, 183, 490], presence: Presence::Required, is_type: false };
-
-static SLOT_195: Slot = Slot { name: "acquire", words: &[40], presence: Presence::Required, is_type: false };
-
-static SLOT_196: Slot = Slot { name: "sync_restrict::shared::cluster", words: &[488], presence: Presence::Required, is_type: false };
-
-static SLOT_197: Slot = Slot { name: "release", words: &[440], presence: Presence::Required, is_type: false };
-
-static SLOT_198: Slot = Slot { name: "sync_restrict::shared::cta", words: &[489], presence: Presence::Required, is_type: false };
-
-static SLOT_199: Slot = Slot { name: "op_restrict", words: &[392], presence: Presence::Required, is_type: false };
-
-static SLOT_200: Slot = Slot { name: "proxy", words: &[428], presence: Presence::Required, is_type: false };
-
-static SLOT_201: Slot = Slot { name: "alias", words: &[46], presence: Presence::Required, is_type: false };
-
-static SLOT_202: Slot = Slot { name: "shared", words: &[472, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_203: Slot = Slot { name: "to_proxykind::from_proxykind", words: &[493], presence: Presence::Required, is_type: false };
-
-static SLOT_204: Slot = Slot { name: "async::generic", words: &[58], presence: Presence::Required, is_type: false };
-
-static SLOT_205: Slot = Slot { name: "rnd", words: &[446], presence: Presence::Required, is_type: false };
-
-static SLOT_206: Slot = Slot { name: "relu", words: &[442], presence: Presence::Required, is_type: false };
-
-static SLOT_207: Slot = Slot { name: "oob", words: &[414], presence: Presence::Required, is_type: false };
-
-static SLOT_208: Slot = Slot { name: "alternatives", words: &[442], presence: Presence::Required, is_type: false };
-
-static SLOT_209: Slot = Slot { name: "type", words: &[506], presence: Presence::Required, is_type: false };
-
-static SLOT_210: Slot = Slot { name: "abtype", words: &[74, 155], presence: Presence::Required, is_type: true };
-
-static SLOT_211: Slot = Slot { name: "space", words: &[472], presence: Presence::Optional, is_type: false };
-
-static SLOT_212: Slot = Slot { name: "action", words: &[209, 524], presence: Presence::Required, is_type: false };
-
-static SLOT_213: Slot = Slot { name: "type", words: &[463, 484, 496], presence: Presence::Required, is_type: false };
-
-static SLOT_214: Slot = Slot { name: "weak", words: &[534], presence: Presence::Optional, is_type: false };
-
-static SLOT_215: Slot = Slot { name: "cop", words: &[84, 87, 120, 125, 221], presence: Presence::Optional, is_type: false };
-
-static SLOT_216: Slot = Slot { name: "type", words: &[62, 63, 65, 68, 70, 157, 160, 455, 459, 461, 462, 507, 510, 512, 513], presence: Presence::Required, is_type: true };
-
-static SLOT_217: Slot = Slot { name: "v2v4v8", words: &[520, 521, 522], presence: Presence::Required, is_type: false };
-
-static SLOT_218: Slot = Slot { name: "type8to16", words: &[63, 70, 455, 462, 507, 513], presence: Presence::Required, is_type: true };
-
-static SLOT_219: Slot = Slot { name: "v2v4", words: &[520, 521], presence: Presence::Required, is_type: false };
-
-static SLOT_220: Slot = Slot { name: "type32", words: &[65, 157, 459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_221: Slot = Slot { name: "v2", words: &[520], presence: Presence::Required, is_type: false };
-
-static SLOT_222: Slot = Slot { name: "type64", words: &[68, 160, 461, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_223: Slot = Slot { name: "v8", words: &[522], presence: Presence::Required, is_type: false };
-
-static SLOT_224: Slot = Slot { name: "cop", words: &[84, 87, 120, 125, 221], presence: Presence::Required, is_type: false };
-
-static SLOT_225: Slot = Slot { name: "level2::eviction_priority", words: &[27, 28, 29], presence: Presence::Required, is_type: false };
-
-static SLOT_226: Slot = Slot { name: "level1::eviction_priority", words: &[17, 18, 19, 20, 21], presence: Presence::Optional, is_type: false };
-
-static SLOT_227: Slot = Slot { name: "ss", words: &[116, 217, 419, 420, 421, 471, 472, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_228: Slot = Slot { name: "volatile", words: &[523], presence: Presence::Required, is_type: false };
-
-static SLOT_229: Slot = Slot { name: "volatile_ss", words: &[217, 419, 420, 421, 471, 472, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_230: Slot = Slot { name: "relaxed", words: &[439], presence: Presence::Required, is_type: false };
-
-static SLOT_231: Slot = Slot { name: "shared_ss", words: &[419, 420, 421, 471, 472, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_232: Slot = Slot { name: "mmio", words: &[397], presence: Presence::Required, is_type: false };
-
-static SLOT_233: Slot = Slot { name: "sys", words: &[490], presence: Presence::Required, is_type: false };
-
-static SLOT_234: Slot = Slot { name: "cop", words: &[84, 87, 120], presence: Presence::Optional, is_type: false };
-
-static SLOT_235: Slot = Slot { name: "nc", words: &[401], presence: Presence::Required, is_type: false };
-
-static SLOT_236: Slot = Slot { name: "cop", words: &[84, 87, 120], presence: Presence::Required, is_type: false };
-
-static SLOT_237: Slot = Slot { name: "aligned", words: &[47], presence: Presence::Required, is_type: false };
-
-static SLOT_238: Slot = Slot { name: "m8n8", words: &[382], presence: Presence::Required, is_type: false };
-
-static SLOT_239: Slot = Slot { name: "num", words: &[540, 543, 545], presence: Presence::Required, is_type: false };
-
-static SLOT_240: Slot = Slot { name: "trans", words: &[502], presence: Presence::Optional, is_type: false };
-
-static SLOT_241: Slot = Slot { name: "ss", words: &[471, 473], presence: Presence::Optional, is_type: false };
-
-static SLOT_242: Slot = Slot { name: "m16n16", words: &[222], presence: Presence::Required, is_type: false };
-
-static SLOT_243: Slot = Slot { name: "num16", words: &[540, 543], presence: Presence::Required, is_type: false };
-
-static SLOT_244: Slot = Slot { name: "trans", words: &[502], presence: Presence::Required, is_type: false };
-
-static SLOT_245: Slot = Slot { name: "b8", words: &[70], presence: Presence::Required, is_type: true };
-
-static SLOT_246: Slot = Slot { name: "m8n16", words: &[380], presence: Presence::Required, is_type: false };
-
-static SLOT_247: Slot = Slot { name: "dst_fmt", words: &[71], presence: Presence::Required, is_type: false };
-
-static SLOT_248: Slot = Slot { name: "src_fmt", words: &[67, 69], presence: Presence::Required, is_type: false };
-
-static SLOT_249: Slot = Slot { name: "ss", words: &[179], presence: Presence::Optional, is_type: false };
-
-static SLOT_250: Slot = Slot { name: "vec", words: &[520, 521], presence: Presence::Required, is_type: false };
-
-static SLOT_251: Slot = Slot { name: "BoolOp", words: &[50, 415], presence: Presence::Required, is_type: false };
-
-static SLOT_252: Slot = Slot { name: "wide", words: &[535], presence: Presence::Required, is_type: false };
-
-static SLOT_253: Slot = Slot { name: "wtype", words: &[455, 459, 507, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_254: Slot = Slot { name: "hi", words: &[188], presence: Presence::Required, is_type: false };
-
-static SLOT_255: Slot = Slot { name: "alternatives", words: &[188, 215], presence: Presence::Required, is_type: false };
-
-static SLOT_256: Slot = Slot { name: "type", words: &[459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_257: Slot = Slot { name: "any", words: &[51], presence: Presence::Required, is_type: false };
-
-static SLOT_258: Slot = Slot { name: "all", words: &[48], presence: Presence::Required, is_type: false };
-
-static SLOT_259: Slot = Slot { name: "type", words: &[68], presence: Presence::Required, is_type: true };
-
-static SLOT_260: Slot = Slot { name: "atype", words: &[455, 461, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_261: Slot = Slot { name: "btype", words: &[459], presence: Presence::Required, is_type: true };
-
-static SLOT_262: Slot = Slot { name: "atype", words: &[508], presence: Presence::Required, is_type: false };
-
-static SLOT_263: Slot = Slot { name: "btype", words: &[456], presence: Presence::Required, is_type: false };
-
-static SLOT_264: Slot = Slot { name: "NaN", words: &[31], presence: Presence::Optional, is_type: false };
-
-static SLOT_265: Slot = Slot { name: "xorsign", words: &[549], presence: Presence::Group(1), is_type: false };
-
-static SLOT_266: Slot = Slot { name: "abs", words: &[36], presence: Presence::Group(1), is_type: false };
-
-static SLOT_267: Slot = Slot { name: "abs", words: &[36], presence: Presence::Optional, is_type: false };
-
-static SLOT_268: Slot = Slot { name: "init", words: &[197], presence: Presence::Required, is_type: false };
-
-static SLOT_269: Slot = Slot { name: "shared", words: &[471, 473], presence: Presence::Optional, is_type: false };
-
-static SLOT_270: Slot = Slot { name: "inval", words: &[199], presence: Presence::Required, is_type: false };
-
-static SLOT_271: Slot = Slot { name: "expect_tx", words: &[154], presence: Presence::Required, is_type: false };
-
-static SLOT_272: Slot = Slot { name: "sem", words: &[439], presence: Presence::Group(1), is_type: false };
-
-static SLOT_273: Slot = Slot { name: "scope", words: &[91, 121], presence: Presence::Group(1), is_type: false };
-
-static SLOT_274: Slot = Slot { name: "space", words: &[471, 472, 473], presence: Presence::Optional, is_type: false };
-
-static SLOT_275: Slot = Slot { name: "complete_tx", words: &[115], presence: Presence::Required, is_type: false };
-
-static SLOT_276: Slot = Slot { name: "sem", words: &[439, 440], presence: Presence::Group(1), is_type: false };
-
-static SLOT_277: Slot = Slot { name: "shared::cluster", words: &[472], presence: Presence::Optional, is_type: false };
-
-static SLOT_278: Slot = Slot { name: "noComplete", words: &[404], presence: Presence::Required, is_type: false };
-
-static SLOT_279: Slot = Slot { name: "release", words: &[440], presence: Presence::Group(1), is_type: false };
-
-static SLOT_280: Slot = Slot { name: "cta", words: &[121], presence: Presence::Group(1), is_type: false };
-
-static SLOT_281: Slot = Slot { name: "arrive_drop", words: &[55], presence: Presence::Required, is_type: false };
-
-static SLOT_282: Slot = Slot { name: "test_wait", words: &[494], presence: Presence::Required, is_type: false };
-
-static SLOT_283: Slot = Slot { name: "sem", words: &[40, 439], presence: Presence::Group(1), is_type: false };
-
-static SLOT_284: Slot = Slot { name: "parity", words: &[422], presence: Presence::Required, is_type: false };
-
-static SLOT_285: Slot = Slot { name: "try_wait", words: &[505], presence: Presence::Required, is_type: false };
-
-static SLOT_286: Slot = Slot { name: "pending_count", words: &[423], presence: Presence::Required, is_type: false };
-
-static SLOT_287: Slot = Slot { name: "level", words: &[121, 178, 490], presence: Presence::Required, is_type: false };
-
-static SLOT_288: Slot = Slot { name: "alternatives", words: &[46, 57], presence: Presence::Required, is_type: false };
-
-static SLOT_289: Slot = Slot { name: "m8n8k4", words: &[386], presence: Presence::Required, is_type: false };
-
-static SLOT_290: Slot = Slot { name: "alayout", words: &[92, 449], presence: Presence::Required, is_type: false };
-
-static SLOT_291: Slot = Slot { name: "blayout", words: &[92, 449], presence: Presence::Required, is_type: false };
-
-static SLOT_292: Slot = Slot { name: "m16n8k8", words: &[232], presence: Presence::Required, is_type: false };
-
-static SLOT_293: Slot = Slot { name: "row", words: &[449], presence: Presence::Required, is_type: false };
-
-static SLOT_294: Slot = Slot { name: "col", words: &[92], presence: Presence::Required, is_type: false };
-
-static SLOT_295: Slot = Slot { name: "m16n8k16", words: &[227], presence: Presence::Required, is_type: false };
-
-static SLOT_296: Slot = Slot { name: "m16n8k4", words: &[230], presence: Presence::Required, is_type: false };
-
-static SLOT_297: Slot = Slot { name: "f8type", words: &[141, 144], presence: Presence::Required, is_type: true };
-
-static SLOT_298: Slot = Slot { name: "m16n8k32", words: &[229], presence: Presence::Required, is_type: false };
-
-static SLOT_299: Slot = Slot { name: "kind", words: &[202], presence: Presence::Required, is_type: false };
-
-static SLOT_300: Slot = Slot { name: "f8f6f4type", words: &[132, 135, 138, 141, 144], presence: Presence::Required, is_type: false };
-
-static SLOT_301: Slot = Slot { name: "m16n8k64", words: &[231], presence: Presence::Required, is_type: false };
-
-static SLOT_302: Slot = Slot { name: "kind", words: &[204], presence: Presence::Required, is_type: false };
-
-static SLOT_303: Slot = Slot { name: "block_scale", words: &[79], presence: Presence::Required, is_type: false };
-
-static SLOT_304: Slot = Slot { name: "scale_vec_size", words: &[468], presence: Presence::Optional, is_type: false };
-
-static SLOT_305: Slot = Slot { name: "e2m1", words: &[132], presence: Presence::Required, is_type: false };
-
-static SLOT_306: Slot = Slot { name: "stype", words: &[515], presence: Presence::Required, is_type: false };
-
-static SLOT_307: Slot = Slot { name: "kind", words: &[205], presence: Presence::Required, is_type: false };
-
-static SLOT_308: Slot = Slot { name: "scale_vec::2X", words: &[468], presence: Presence::Required, is_type: false };
-
-static SLOT_309: Slot = Slot { name: "ue8m0", words: &[515], presence: Presence::Required, is_type: false };
-
-static SLOT_310: Slot = Slot { name: "scale_vec::4X", words: &[469], presence: Presence::Required, is_type: false };
-
-static SLOT_311: Slot = Slot { name: "stype", words: &[514, 515], presence: Presence::Required, is_type: false };
-
-static SLOT_312: Slot = Slot { name: "kind", words: &[206], presence: Presence::Required, is_type: false };
-
-static SLOT_313: Slot = Slot { name: "scale_vec_size", words: &[467], presence: Presence::Optional, is_type: false };
-
-static SLOT_314: Slot = Slot { name: "m8n8k16", words: &[384], presence: Presence::Required, is_type: false };
-
-static SLOT_315: Slot = Slot { name: "atype", words: &[462, 513], presence: Presence::Required, is_type: true };
-
-static SLOT_316: Slot = Slot { name: "btype", words: &[462, 513], presence: Presence::Required, is_type: true };
-
-static SLOT_317: Slot = Slot { name: "m8n8k32", words: &[385], presence: Presence::Required, is_type: false };
-
-static SLOT_318: Slot = Slot { name: "atype", words: &[460, 511], presence: Presence::Required, is_type: true };
-
-static SLOT_319: Slot = Slot { name: "btype", words: &[460, 511], presence: Presence::Required, is_type: true };
-
-static SLOT_320: Slot = Slot { name: "m8n8k128", words: &[383], presence: Presence::Required, is_type: false };
-
-static SLOT_321: Slot = Slot { name: "b1", words: &[60], presence: Presence::Required, is_type: false };
-
-static SLOT_322: Slot = Slot { name: "bitOp", words: &[50, 548], presence: Presence::Required, is_type: false };
-
-static SLOT_323: Slot = Slot { name: "m16n8k128", words: &[226], presence: Presence::Required, is_type: false };
-
-static SLOT_324: Slot = Slot { name: "m16n8k256", words: &[228], presence: Presence::Required, is_type: false };
-
-static SLOT_325: Slot = Slot { name: "spvariant", words: &[478, 479], presence: Presence::Required, is_type: false };
-
-static SLOT_326: Slot = Slot { name: "sp::ordered_metadata", words: &[479], presence: Presence::Required, is_type: false };
-
-static SLOT_327: Slot = Slot { name: "spvariant", words: &[479], presence: Presence::Required, is_type: false };
-
-static SLOT_328: Slot = Slot { name: "type", words: &[63, 65, 68, 157, 160, 426, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_329: Slot = Slot { name: "shape", words: &[382], presence: Presence::Required, is_type: false };
-
-static SLOT_330: Slot = Slot { name: "type", words: &[63], presence: Presence::Required, is_type: true };
-
-static SLOT_331: Slot = Slot { name: "cp", words: &[117], presence: Presence::Required, is_type: false };
-
-static SLOT_332: Slot = Slot { name: "ld_reduce", words: &[211], presence: Presence::Required, is_type: false };
-
-static SLOT_333: Slot = Slot { name: "ldsem", words: &[40, 439], presence: Presence::Group(1), is_type: false };
-
-static SLOT_334: Slot = Slot { name: "scope", words: &[91, 121, 183, 490], presence: Presence::Group(1), is_type: false };
-
-static SLOT_335: Slot = Slot { name: "bitop", words: &[50, 415, 548], presence: Presence::Required, is_type: false };
-
-static SLOT_336: Slot = Slot { name: "minmax", words: &[388, 394], presence: Presence::Required, is_type: false };
-
-static SLOT_337: Slot = Slot { name: "weak", words: &[534], presence: Presence::Required, is_type: false };
-
-static SLOT_338: Slot = Slot { name: "st", words: &[481], presence: Presence::Required, is_type: false };
-
-static SLOT_339: Slot = Slot { name: "stsem", words: &[439, 440], presence: Presence::Group(1), is_type: false };
-
-static SLOT_340: Slot = Slot { name: "acc_prec", words: &[37, 38], presence: Presence::Optional, is_type: false };
-
-static SLOT_341: Slot = Slot { name: "type32", words: &[65, 459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_342: Slot = Slot { name: "type64", words: &[68, 461, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_343: Slot = Slot { name: "redsem", words: &[439, 440], presence: Presence::Group(1), is_type: false };
-
-static SLOT_344: Slot = Slot { name: "acc::f32", words: &[38], presence: Presence::Optional, is_type: false };
-
-static SLOT_345: Slot = Slot { name: "f16s", words: &[75, 156], presence: Presence::Required, is_type: true };
-
-static SLOT_346: Slot = Slot { name: "half", words: &[74, 155], presence: Presence::Required, is_type: true };
-
-static SLOT_347: Slot = Slot { name: "half2", words: &[75, 156], presence: Presence::Required, is_type: true };
-
-static SLOT_348: Slot = Slot { name: "acc::f16", words: &[37], presence: Presence::Optional, is_type: false };
-
-static SLOT_349: Slot = Slot { name: "f8s", words: &[143, 146], presence: Presence::Required, is_type: false };
-
-static SLOT_350: Slot = Slot { name: "f8x2", words: &[142, 145], presence: Presence::Required, is_type: true };
-
-static SLOT_351: Slot = Slot { name: "f8x4", words: &[143, 146], presence: Presence::Required, is_type: false };
-
-static SLOT_352: Slot = Slot { name: "f8", words: &[141, 144], presence: Presence::Required, is_type: true };
-
-static SLOT_353: Slot = Slot { name: "mms", words: &[75, 143, 146, 156], presence: Presence::Required, is_type: false };
-
-static SLOT_354: Slot = Slot { name: "fs32", words: &[143, 146, 157], presence: Presence::Required, is_type: false };
-
-static SLOT_355: Slot = Slot { name: "redop", words: &[42], presence: Presence::Required, is_type: false };
-
-static SLOT_356: Slot = Slot { name: "mask", words: &[387], presence: Presence::Required, is_type: false };
-
-static SLOT_357: Slot = Slot { name: "space", words: &[179, 217], presence: Presence::Optional, is_type: false };
-
-static SLOT_358: Slot = Slot { name: "level", words: &[16, 22], presence: Presence::Required, is_type: false };
-
-static SLOT_359: Slot = Slot { name: "level::eviction_priority", words: &[28, 29], presence: Presence::Required, is_type: false };
-
-static SLOT_360: Slot = Slot { name: "tensormap_space", words: &[116, 419], presence: Presence::Optional, is_type: false };
-
-static SLOT_361: Slot = Slot { name: "tensormap", words: &[492], presence: Presence::Required, is_type: false };
-
-static SLOT_362: Slot = Slot { name: "L1", words: &[16], presence: Presence::Required, is_type: false };
-
-static SLOT_363: Slot = Slot { name: "mode", words: &[66, 147, 148, 159, 433, 434], presence: Presence::Optional, is_type: false };
-
-static SLOT_364: Slot = Slot { name: "op", words: &[50, 415, 548], presence: Presence::Required, is_type: false };
-
-static SLOT_365: Slot = Slot { name: "sem", words: &[439], presence: Presence::Required, is_type: false };
-
-static SLOT_366: Slot = Slot { name: "scope", words: &[91], presence: Presence::Required, is_type: false };
-
-static SLOT_367: Slot = Slot { name: "ss", words: &[472], presence: Presence::Optional, is_type: false };
-
-static SLOT_368: Slot = Slot { name: "sem", words: &[440], presence: Presence::Required, is_type: false };
-
-static SLOT_369: Slot = Slot { name: "scope", words: &[183, 490], presence: Presence::Required, is_type: false };
-
-static SLOT_370: Slot = Slot { name: "type", words: &[63, 65, 68, 157, 160, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_371: Slot = Slot { name: "CmpOp", words: &[151, 152, 172, 177, 185, 186, 188, 189, 212, 213, 215, 218, 219, 220, 400, 402, 403, 410], presence: Presence::Required, is_type: false };
-
-static SLOT_372: Slot = Slot { name: "dtype", words: &[157, 459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_373: Slot = Slot { name: "stype", words: &[63, 65, 68, 157, 160, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_374: Slot = Slot { name: "BoolOp", words: &[50, 415, 548], presence: Presence::Required, is_type: false };
-
-static SLOT_375: Slot = Slot { name: "CmpOp", words: &[151, 152, 172, 177, 185, 186, 212, 213, 219, 220, 400, 402, 403, 410], presence: Presence::Required, is_type: false };
-
-static SLOT_376: Slot = Slot { name: "stype", words: &[63, 65, 68, 155, 157, 160, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_377: Slot = Slot { name: "dtype", words: &[455, 459, 507, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_378: Slot = Slot { name: "dtype", words: &[156, 459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_379: Slot = Slot { name: "dtype", words: &[75, 459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_380: Slot = Slot { name: "action", words: &[129, 195], presence: Presence::Required, is_type: false };
-
-static SLOT_381: Slot = Slot { name: "l", words: &[208], presence: Presence::Required, is_type: false };
-
-static SLOT_382: Slot = Slot { name: "r", words: &[430], presence: Presence::Required, is_type: false };
-
-static SLOT_383: Slot = Slot { name: "mode", words: &[76, 131, 190, 519], presence: Presence::Required, is_type: false };
-
-static SLOT_384: Slot = Slot { name: "type", words: &[63, 65, 68, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_385: Slot = Slot { name: "dtype", words: &[63, 65, 68, 157, 160, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_386: Slot = Slot { name: "cop", words: &[87, 120, 533, 539], presence: Presence::Optional, is_type: false };
-
-static SLOT_387: Slot = Slot { name: "cop", words: &[87, 120, 533, 539], presence: Presence::Required, is_type: false };
-
-static SLOT_388: Slot = Slot { name: "ss", words: &[217, 419, 421, 471, 472, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_389: Slot = Slot { name: "volatile_ss", words: &[217, 419, 421, 471, 472, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_390: Slot = Slot { name: "shared_ss", words: &[419, 421, 471, 472, 473], presence: Presence::Required, is_type: false };
-
-static SLOT_391: Slot = Slot { name: "vec", words: &[520, 521], presence: Presence::Optional, is_type: false };
-
-static SLOT_392: Slot = Slot { name: "type", words: &[65, 68, 157, 160, 459, 461, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_393: Slot = Slot { name: "scope", words: &[91], presence: Presence::Optional, is_type: false };
-
-static SLOT_394: Slot = Slot { name: "mmio", words: &[397], presence: Presence::Optional, is_type: false };
-
-static SLOT_395: Slot = Slot { name: "type8", words: &[70, 462, 513], presence: Presence::Required, is_type: true };
-
-static SLOT_396: Slot = Slot { name: "type16", words: &[63, 455, 507], presence: Presence::Required, is_type: true };
-
-static SLOT_397: Slot = Slot { name: "shared::cta", words: &[473], presence: Presence::Optional, is_type: false };
-
-static SLOT_398: Slot = Slot { name: "shape", words: &[225, 382], presence: Presence::Required, is_type: false };
-
-static SLOT_399: Slot = Slot { name: "type", words: &[63, 70], presence: Presence::Required, is_type: true };
-
-static SLOT_400: Slot = Slot { name: "b", words: &[59], presence: Presence::Required, is_type: false };
-
-static SLOT_401: Slot = Slot { name: "geom", words: &[6, 7, 11, 33, 34], presence: Presence::Required, is_type: false };
-
-static SLOT_402: Slot = Slot { name: "cop", words: &[84, 87, 120, 125], presence: Presence::Optional, is_type: false };
-
-static SLOT_403: Slot = Slot { name: "vec", words: &[520], presence: Presence::Optional, is_type: false };
-
-static SLOT_404: Slot = Slot { name: "dtype", words: &[63, 65, 68, 70], presence: Presence::Required, is_type: true };
-
-static SLOT_405: Slot = Slot { name: "clamp", words: &[90, 503, 550], presence: Presence::Required, is_type: false };
-
-static SLOT_406: Slot = Slot { name: "vdtype", words: &[63, 65, 70], presence: Presence::Required, is_type: true };
-
-static SLOT_407: Slot = Slot { name: "query", words: &[53, 88, 89, 130, 187, 393, 536], presence: Presence::Required, is_type: false };
-
-static SLOT_408: Slot = Slot { name: "geom", words: &[6, 7, 11], presence: Presence::Required, is_type: false };
-
-static SLOT_409: Slot = Slot { name: "ctype", words: &[459, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_410: Slot = Slot { name: "ctype", words: &[459, 461, 510, 512], presence: Presence::Required, is_type: true };
-
-static SLOT_411: Slot = Slot { name: "alternatives", words: &[50, 415], presence: Presence::Required, is_type: false };
-
-static SLOT_412: Slot = Slot { name: "p", words: &[416], presence: Presence::Required, is_type: false };
-
-static SLOT_413: Slot = Slot { name: "alternatives", words: &[42, 50, 415], presence: Presence::Required, is_type: false };
-
-static SLOT_414: Slot = Slot { name: "ctype", words: &[65, 68], presence: Presence::Required, is_type: true };
-
-static SLOT_415: Slot = Slot { name: "alternatives", words: &[6, 7, 11], presence: Presence::Required, is_type: false };
-
-static SLOT_416: Slot = Slot { name: "ctype", words: &[63, 65, 68, 70], presence: Presence::Required, is_type: true };
-
-static SLOT_417: Slot = Slot { name: "alternatives", words: &[33, 34], presence: Presence::Required, is_type: false };
-
-static SLOT_418: Slot = Slot { name: "alternatives", words: &[6, 7, 11, 33, 34], presence: Presence::Required, is_type: false };
-
-static SLOT_419: Slot = Slot { name: "vctype", words: &[63, 65, 70], presence: Presence::Required, is_type: true };
-
-static SLOT_420: Slot = Slot { name: "alternatives", words: &[520, 521], presence: Presence::Required, is_type: false };
-
-static SLOT_421: Slot = Slot { name: "type", words: &[74, 75, 155, 156], presence: Presence::Required, is_type: true };
-
-static SLOT_422: Slot = Slot { name: "alloc", words: &[49], presence: Presence::Required, is_type: false };
-
-static SLOT_423: Slot = Slot { name: "cta_group", words: &[122, 123], presence: Presence::Required, is_type: false };
-
-static SLOT_424: Slot = Slot { name: "dealloc", words: &[128], presence: Presence::Required, is_type: false };
-
-static SLOT_425: Slot = Slot { name: "relinquish_alloc_permit", words: &[441], presence: Presence::Required, is_type: false };
-
-static SLOT_426: Slot = Slot { name: "ld", words: &[210], presence: Presence::Required, is_type: false };
-
-static SLOT_427: Slot = Slot { name: "shape1", words: &[2, 3, 5, 10], presence: Presence::Required, is_type: false };
-
-static SLOT_428: Slot = Slot { name: "num", words: &[540, 541, 542, 543, 544, 545, 546, 547], presence: Presence::Required, is_type: false };
-
-static SLOT_429: Slot = Slot { name: "pack", words: &[418], presence: Presence::Optional, is_type: false };
-
-static SLOT_430: Slot = Slot { name: "shape2", words: &[4], presence: Presence::Required, is_type: false };
-
-static SLOT_431: Slot = Slot { name: "shape3", words: &[10], presence: Presence::Required, is_type: false };
-
-static SLOT_432: Slot = Slot { name: "redOp", words: &[388, 394], presence: Presence::Required, is_type: false };
-
-static SLOT_433: Slot = Slot { name: "shape4", words: &[4], presence: Presence::Required, is_type: false };
-
-static SLOT_434: Slot = Slot { name: "unpack", words: &[518], presence: Presence::Optional, is_type: false };
-
-static SLOT_435: Slot = Slot { name: "wait_operation", words: &[525, 526], presence: Presence::Required, is_type: false };
-
-static SLOT_436: Slot = Slot { name: "shape", words: &[0, 1, 9, 13, 15], presence: Presence::Required, is_type: false };
-
-static SLOT_437: Slot = Slot { name: "multicast", words: &[530, 531, 532], presence: Presence::Optional, is_type: false };
-
-static SLOT_438: Slot = Slot { name: "dst_fmt", words: &[71], presence: Presence::Group(1), is_type: false };
-
-static SLOT_439: Slot = Slot { name: "src_fmt", words: &[67, 69], presence: Presence::Group(1), is_type: false };
-
-static SLOT_440: Slot = Slot { name: "shift", words: &[474], presence: Presence::Required, is_type: false };
-
-static SLOT_441: Slot = Slot { name: "down", words: &[131], presence: Presence::Required, is_type: false };
-
-static SLOT_442: Slot = Slot { name: "mma", words: &[395], presence: Presence::Required, is_type: false };
-
-static SLOT_443: Slot = Slot { name: "kind", words: &[201, 202, 207], presence: Presence::Required, is_type: false };
-
-static SLOT_444: Slot = Slot { name: "kind", words: &[204, 205, 206], presence: Presence::Required, is_type: false };
-
-static SLOT_445: Slot = Slot { name: "scale_vectorsize", words: &[77, 78, 467, 468, 469], presence: Presence::Optional, is_type: false };
-
-static SLOT_446: Slot = Slot { name: "collector_usage", words: &[93, 94, 95, 96], presence: Presence::Required, is_type: false };
-
-static SLOT_447: Slot = Slot { name: "ashift", words: &[56], presence: Presence::Optional, is_type: false };
-
-static SLOT_448: Slot = Slot { name: "ashift", words: &[56], presence: Presence::Required, is_type: false };
-
-static SLOT_449: Slot = Slot { name: "collector_usage", words: &[93, 94, 95, 96], presence: Presence::Optional, is_type: false };
-
-static SLOT_450: Slot = Slot { name: "kind::i8", words: &[203], presence: Presence::Required, is_type: false };
-
-static SLOT_451: Slot = Slot { name: "sp", words: &[478], presence: Presence::Required, is_type: false };
-
-static SLOT_452: Slot = Slot { name: "ws", words: &[538], presence: Presence::Required, is_type: false };
-
-static SLOT_453: Slot = Slot { name: "cta_group::1", words: &[122], presence: Presence::Required, is_type: false };
-
-static SLOT_454: Slot = Slot { name: "collector_usage", words: &[97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112], presence: Presence::Optional, is_type: false };
-
-static SLOT_455: Slot = Slot { name: "fence::before_thread_sync", words: &[163], presence: Presence::Required, is_type: false };
-
-static SLOT_456: Slot = Slot { name: "fence::after_thread_sync", words: &[162], presence: Presence::Required, is_type: false };
-
-static SLOT_457: Slot = Slot { name: "commit", words: &[113], presence: Presence::Required, is_type: false };
-
-static SLOT_458: Slot = Slot { name: "completion_mechanism", words: &[390], presence: Presence::Required, is_type: false };
-
-static SLOT_459: Slot = Slot { name: "cp_fenceproxy", words: &[118], presence: Presence::Required, is_type: false };
-
-static SLOT_460: Slot = Slot { name: "shared::cta", words: &[473], presence: Presence::Required, is_type: false };
-
-static SLOT_461: Slot = Slot { name: "to_proxy::from_proxy", words: &[493], presence: Presence::Required, is_type: false };
-
-static SLOT_462: Slot = Slot { name: "replace", words: &[443], presence: Presence::Required, is_type: false };
-
-static SLOT_463: Slot = Slot { name: "mode", words: &[498], presence: Presence::Required, is_type: false };
-
-static SLOT_464: Slot = Slot { name: "global_address", words: &[180], presence: Presence::Required, is_type: false };
-
-static SLOT_465: Slot = Slot { name: "ss", words: &[179, 473], presence: Presence::Optional, is_type: false };
-
-static SLOT_466: Slot = Slot { name: "b1024", words: &[61], presence: Presence::Required, is_type: false };
-
-static SLOT_467: Slot = Slot { name: "rank", words: &[432], presence: Presence::Required, is_type: false };
-
-static SLOT_468: Slot = Slot { name: "field2", words: &[80, 149, 181], presence: Presence::Required, is_type: false };
-
-static SLOT_469: Slot = Slot { name: "global_stride", words: &[182], presence: Presence::Required, is_type: false };
-
-static SLOT_470: Slot = Slot { name: "elemtype", words: &[150], presence: Presence::Required, is_type: false };
-
-static SLOT_471: Slot = Slot { name: "interleave_layout", words: &[198], presence: Presence::Required, is_type: false };
-
-static SLOT_472: Slot = Slot { name: "swizzle_mode", words: &[486], presence: Presence::Required, is_type: false };
-
-static SLOT_473: Slot = Slot { name: "swizzle_atomicity", words: &[485], presence: Presence::Required, is_type: false };
-
-static SLOT_474: Slot = Slot { name: "fill_mode", words: &[164], presence: Presence::Required, is_type: false };
-
-static SLOT_475: Slot = Slot { name: "op", words: &[166, 196, 407, 409, 413, 483], presence: Presence::Optional, is_type: false };
-
-static SLOT_476: Slot = Slot { name: "base", words: &[73], presence: Presence::Optional, is_type: false };
-
-static SLOT_477: Slot = Slot { name: "geomf", words: &[6, 7, 33, 34], presence: Presence::Required, is_type: false };
-
-static SLOT_478: Slot = Slot { name: "dtype", words: &[155, 157, 459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_479: Slot = Slot { name: "geoms", words: &[6, 7, 8, 11, 33, 34, 35], presence: Presence::Required, is_type: false };
-
-static SLOT_480: Slot = Slot { name: "geomc", words: &[41, 124], presence: Presence::Required, is_type: false };
-
-static SLOT_481: Slot = Slot { name: "level", words: &[214], presence: Presence::Required, is_type: false };
-
-static SLOT_482: Slot = Slot { name: "geoms", words: &[6, 7, 11, 33, 34], presence: Presence::Required, is_type: false };
-
-static SLOT_483: Slot = Slot { name: "grad", words: &[184], presence: Presence::Required, is_type: false };
-
-static SLOT_484: Slot = Slot { name: "alternatives", words: &[6, 33], presence: Presence::Required, is_type: false };
-
-static SLOT_485: Slot = Slot { name: "alternatives", words: &[7, 34], presence: Presence::Required, is_type: false };
-
-static SLOT_486: Slot = Slot { name: "alternatives", words: &[157, 459], presence: Presence::Required, is_type: true };
-
-static SLOT_487: Slot = Slot { name: "comp", words: &[32, 59, 171, 430], presence: Presence::Required, is_type: false };
-
-static SLOT_488: Slot = Slot { name: "alternatives", words: &[41, 124], presence: Presence::Required, is_type: false };
-
-static SLOT_489: Slot = Slot { name: "tquery", words: &[53, 88, 89, 130, 187, 408, 411, 412, 536], presence: Presence::Required, is_type: false };
-
-static SLOT_490: Slot = Slot { name: "tlquery", words: &[130, 187, 536], presence: Presence::Required, is_type: false };
-
-static SLOT_491: Slot = Slot { name: "squery", words: &[43, 44, 45, 165, 167], presence: Presence::Required, is_type: false };
-
-static SLOT_492: Slot = Slot { name: "dtype", words: &[459, 510], presence: Presence::Required, is_type: true };
-
-static SLOT_493: Slot = Slot { name: "op2", words: &[42, 388, 394], presence: Presence::Required, is_type: false };
-
-static SLOT_494: Slot = Slot { name: "scale", words: &[476, 477], presence: Presence::Optional, is_type: false };
-
-static SLOT_495: Slot = Slot { name: "po", words: &[424], presence: Presence::Required, is_type: false };
-
-static SLOT_496: Slot = Slot { name: "mode", words: &[48, 51, 517], presence: Presence::Required, is_type: false };
-
-static SLOT_497: Slot = Slot { name: "ballot", words: &[72], presence: Presence::Required, is_type: false };
-
-static SLOT_498: Slot = Slot { name: "cmp", words: &[151, 172, 185, 212, 219, 402], presence: Presence::Required, is_type: false };
-
-static SLOT_499: Slot = Slot { name: "mma_async", words: &[396], presence: Presence::Required, is_type: false };
-
-static SLOT_500: Slot = Slot { name: "shape", words: &[234, 238, 243, 247, 252, 256, 261, 265, 270, 274, 279, 284, 288, 293, 297, 302, 306, 311, 315, 320, 324, 329, 334, 339, 343, 348, 352, 357, 361, 366, 370, 375], presence: Presence::Required, is_type: false };
-
-static SLOT_501: Slot = Slot { name: "dtype", words: &[155, 157], presence: Presence::Required, is_type: true };
-
-static SLOT_502: Slot = Slot { name: "dtype", words: &[157], presence: Presence::Required, is_type: true };
-
-static SLOT_503: Slot = Slot { name: "shape", words: &[237, 242, 246, 251, 255, 260, 264, 269, 273, 278, 283, 287, 292, 296, 301, 305, 310, 314, 319, 323, 328, 333, 338, 342, 347, 351, 356, 360, 365, 369, 374, 379], presence: Presence::Required, is_type: false };
-
-static SLOT_504: Slot = Slot { name: "shape", words: &[235, 240, 244, 249, 253, 258, 262, 267, 271, 276, 281, 285, 290, 294, 299, 303, 308, 312, 317, 321, 326, 331, 336, 340, 345, 349, 354, 358, 363, 367, 372, 377], presence: Presence::Required, is_type: false };
-
-static SLOT_505: Slot = Slot { name: "atype", words: &[141, 144], presence: Presence::Required, is_type: true };
-
-static SLOT_506: Slot = Slot { name: "btype", words: &[141, 144], presence: Presence::Required, is_type: true };
-
-static SLOT_507: Slot = Slot { name: "shape", words: &[240, 249, 258, 267, 276, 281, 290, 299, 308, 317, 326, 331, 336, 345, 354, 363, 372, 377], presence: Presence::Required, is_type: false };
-
-static SLOT_508: Slot = Slot { name: "shape", words: &[239, 248, 257, 266, 275, 280, 289, 298, 307, 316, 325, 330, 335, 344, 353, 362, 371, 376], presence: Presence::Required, is_type: false };
-
-static SLOT_509: Slot = Slot { name: "op", words: &[50], presence: Presence::Required, is_type: false };
-
-static SLOT_510: Slot = Slot { name: "shape", words: &[236, 241, 245, 250, 254, 259, 263, 268, 272, 277, 282, 286, 291, 295, 300, 304, 309, 313, 318, 322, 327, 332, 337, 341, 346, 350, 355, 359, 364, 368, 373, 378], presence: Presence::Required, is_type: false };
-
-static SLOT_511: Slot = Slot { name: "shape", words: &[241, 250, 259, 268, 277, 282, 291, 300, 309, 318, 327, 332, 337, 346, 355, 364, 373, 378], presence: Presence::Required, is_type: false };
-
-static SLOT_512: Slot = Slot { name: "fence", words: &[161], presence: Presence::Required, is_type: false };
-
-static SLOT_513: Slot = Slot { name: "load", words: &[216], presence: Presence::Required, is_type: false };
-
-static SLOT_514: Slot = Slot { name: "a", words: &[32], presence: Presence::Required, is_type: false };
-
-static SLOT_515: Slot = Slot { name: "layout", words: &[92, 449], presence: Presence::Required, is_type: false };
-
-static SLOT_516: Slot = Slot { name: "shape", words: &[223, 233, 381], presence: Presence::Required, is_type: false };
-
-static SLOT_517: Slot = Slot { name: "ss", words: &[179, 471, 473], presence: Presence::Optional, is_type: false };
-
-static SLOT_518: Slot = Slot { name: "m16n16k16", words: &[223], presence: Presence::Required, is_type: false };
-
-static SLOT_519: Slot = Slot { name: "itype", words: &[462, 513], presence: Presence::Required, is_type: true };
-
-static SLOT_520: Slot = Slot { name: "m8n32k16", words: &[381], presence: Presence::Required, is_type: false };
-
-static SLOT_521: Slot = Slot { name: "m32n8k16", words: &[233], presence: Presence::Required, is_type: false };
-
-static SLOT_522: Slot = Slot { name: "c", words: &[83], presence: Presence::Required, is_type: false };
-
-static SLOT_523: Slot = Slot { name: "ctype", words: &[157, 459], presence: Presence::Required, is_type: true };
-
-static SLOT_524: Slot = Slot { name: "m16n16k8", words: &[224], presence: Presence::Required, is_type: false };
-
-static SLOT_525: Slot = Slot { name: "shape", words: &[385], presence: Presence::Required, is_type: false };
-
-static SLOT_526: Slot = Slot { name: "ctype", words: &[459], presence: Presence::Required, is_type: true };
-
-static SLOT_527: Slot = Slot { name: "shape", words: &[383], presence: Presence::Required, is_type: false };
-
-static SLOT_528: Slot = Slot { name: "atype", words: &[60], presence: Presence::Required, is_type: false };
-
-static SLOT_529: Slot = Slot { name: "btype", words: &[60], presence: Presence::Required, is_type: false };
-
-static SLOT_530: Slot = Slot { name: "store", words: &[482], presence: Presence::Required, is_type: false };
-
-static SLOT_531: Slot = Slot { name: "d", words: &[127], presence: Presence::Required, is_type: false };
-
-static SLOT_532: Slot = Slot { name: "type", words: &[157, 459], presence: Presence::Required, is_type: true };
-
-static SLOT_533: Slot = Slot { name: "shape", words: &[383, 385], presence: Presence::Required, is_type: false };
-
-static SLOT_534: Slot = Slot { name: "type", words: &[459], presence: Presence::Required, is_type: true };
-
-static SLOT_535: Slot = Slot { name: "shape", words: &[224], presence: Presence::Required, is_type: false };
-
-static SLOT_536: Slot = Slot { name: "type", words: &[157], presence: Presence::Required, is_type: true };
-
-static SLOT_537: Slot = Slot { name: "shape", words: &[386], presence: Presence::Required, is_type: false };
-
-static SLOT_538: Slot = Slot { name: "type", words: &[160], presence: Presence::Required, is_type: true };
-
-static SLOT_539: Slot = Slot { name: "s4", words: &[460], presence: Presence::Required, is_type: true };
-
-static SLOT_540: Slot = Slot { name: "u4", words: &[511], presence: Presence::Required, is_type: true };
-
-static SLOT_541: Slot = Slot { name: "op", words: &[50, 548], presence: Presence::Required, is_type: false };
+/// The distinct slots of the forms.
+static SLOTS: [Slot; 542] = [
+    Slot { name: "type", words: &[455, 459, 461], presence: Presence::Required, is_type: true },
+    Slot { name: "ftz", words: &[169], presence: Presence::Optional, is_type: false },
+    Slot { name: "f32", words: &[157], presence: Presence::Required, is_type: true },
+    Slot { name: "f64", words: &[160], presence: Presence::Required, is_type: true },
+    Slot { name: "f16", words: &[155], presence: Presence::Required, is_type: true },
+    Slot { name: "f16x2", words: &[156], presence: Presence::Required, is_type: true },
+    Slot { name: "bf16", words: &[74], presence: Presence::Required, is_type: true },
+    Slot { name: "bf16x2", words: &[75], presence: Presence::Required, is_type: true },
+    Slot { name: "b32", words: &[65], presence: Presence::Required, is_type: true },
+    Slot { name: "type", words: &[455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "sat", words: &[464], presence: Presence::Optional, is_type: false },
+    Slot { name: "s32", words: &[459], presence: Presence::Required, is_type: true },
+    Slot { name: "type", words: &[456, 508], presence: Presence::Required, is_type: false },
+    Slot { name: "cc", words: &[86], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[459, 461, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "rnd", words: &[444, 446, 450, 453], presence: Presence::Optional, is_type: false },
+    Slot { name: "f32x2", words: &[158], presence: Presence::Required, is_type: false },
+    Slot { name: "rnd", words: &[446], presence: Presence::Optional, is_type: false },
+    Slot { name: "atype", words: &[74, 155], presence: Presence::Required, is_type: true },
+    Slot { name: "cc", words: &[86], presence: Presence::Optional, is_type: false },
+    Slot { name: "type", words: &[510], presence: Presence::Required, is_type: true },
+    Slot { name: "type", words: &[512], presence: Presence::Required, is_type: true },
+    Slot { name: "type", words: &[63, 65, 68, 426], presence: Presence::Required, is_type: true },
+    Slot { name: "global", words: &[179], presence: Presence::Optional, is_type: false },
+    Slot { name: "level::eviction_priority", words: &[29], presence: Presence::Required, is_type: false },
+    Slot { name: "sem", words: &[39, 40, 439, 440], presence: Presence::Optional, is_type: false },
+    Slot { name: "scope", words: &[91, 121, 183, 490], presence: Presence::Optional, is_type: false },
+    Slot { name: "space", words: &[179], presence: Presence::Optional, is_type: false },
+    Slot { name: "op", words: &[50, 153, 415, 548], presence: Presence::Required, is_type: false },
+    Slot { name: "level::cache_hint", words: &[26], presence: Presence::Optional, is_type: false },
+    Slot { name: "type", words: &[65, 68], presence: Presence::Required, is_type: true },
+    Slot { name: "add", words: &[42], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[157, 160, 459, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "op", words: &[129, 195], presence: Presence::Required, is_type: false },
+    Slot { name: "op", words: &[388, 394], presence: Presence::Required, is_type: false },
+    Slot { name: "cas", words: &[85], presence: Presence::Required, is_type: false },
+    Slot { name: "b16", words: &[63], presence: Presence::Required, is_type: true },
+    Slot { name: "b128", words: &[62], presence: Presence::Required, is_type: true },
+    Slot { name: "exch", words: &[153], presence: Presence::Required, is_type: false },
+    Slot { name: "noftz", words: &[405], presence: Presence::Required, is_type: false },
+    Slot { name: "space", words: &[471, 472, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[62, 63, 65, 68], presence: Presence::Required, is_type: true },
+    Slot { name: "type", words: &[74, 75, 155, 156, 157], presence: Presence::Required, is_type: true },
+    Slot { name: "space", words: &[179, 471, 472, 473], presence: Presence::Optional, is_type: false },
+    Slot { name: "type", words: &[65], presence: Presence::Required, is_type: true },
+    Slot { name: "vec_32_bit", words: &[520, 521], presence: Presence::Required, is_type: false },
+    Slot { name: "op", words: &[42, 388, 394], presence: Presence::Required, is_type: false },
+    Slot { name: "vec_16_bit", words: &[520, 521, 522], presence: Presence::Required, is_type: false },
+    Slot { name: "half_word_type", words: &[74, 155], presence: Presence::Required, is_type: true },
+    Slot { name: "packed_type", words: &[75, 156], presence: Presence::Required, is_type: true },
+    Slot { name: "cta", words: &[121], presence: Presence::Optional, is_type: false },
+    Slot { name: "sync", words: &[487], presence: Presence::Required, is_type: false },
+    Slot { name: "arrive", words: &[54], presence: Presence::Required, is_type: false },
+    Slot { name: "red", words: &[436], presence: Presence::Required, is_type: false },
+    Slot { name: "popc", words: &[425], presence: Presence::Required, is_type: false },
+    Slot { name: "u32", words: &[510], presence: Presence::Required, is_type: true },
+    Slot { name: "op", words: &[50, 415], presence: Presence::Required, is_type: false },
+    Slot { name: "pred", words: &[426], presence: Presence::Required, is_type: true },
+    Slot { name: "warp", words: &[529], presence: Presence::Required, is_type: false },
+    Slot { name: "aligned", words: &[47], presence: Presence::Optional, is_type: false },
+    Slot { name: "cluster", words: &[91], presence: Presence::Required, is_type: false },
+    Slot { name: "sem", words: &[439, 440], presence: Presence::Optional, is_type: false },
+    Slot { name: "wait", words: &[524], presence: Presence::Required, is_type: false },
+    Slot { name: "acquire", words: &[40], presence: Presence::Optional, is_type: false },
+    Slot { name: "shiftamt", words: &[475], presence: Presence::Required, is_type: false },
+    Slot { name: "mode", words: &[90, 537], presence: Presence::Required, is_type: false },
+    Slot { name: "uni", words: &[517], presence: Presence::Optional, is_type: false },
+    Slot { name: "idx", words: &[190], presence: Presence::Required, is_type: false },
+    Slot { name: "try_cancel", words: &[504], presence: Presence::Required, is_type: false },
+    Slot { name: "async", words: &[57], presence: Presence::Required, is_type: false },
+    Slot { name: "space", words: &[473], presence: Presence::Optional, is_type: false },
+    Slot { name: "completion_mechanism", words: &[391], presence: Presence::Required, is_type: false },
+    Slot { name: "multicast::cluster::all", words: &[399], presence: Presence::Optional, is_type: false },
+    Slot { name: "query_cancel", words: &[429], presence: Presence::Required, is_type: false },
+    Slot { name: "is_canceled", words: &[200], presence: Presence::Required, is_type: false },
+    Slot { name: "get_first_ctaid", words: &[173], presence: Presence::Required, is_type: false },
+    Slot { name: "v4", words: &[521], presence: Presence::Required, is_type: false },
+    Slot { name: "get_first_ctaid", words: &[173, 174, 175, 176], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[63, 65, 68], presence: Presence::Required, is_type: true },
+    Slot { name: "type", words: &[157, 160], presence: Presence::Required, is_type: true },
+    Slot { name: "approx", words: &[52], presence: Presence::Required, is_type: false },
+    Slot { name: "mbarrier", words: &[389], presence: Presence::Required, is_type: false },
+    Slot { name: "noinc", words: &[406], presence: Presence::Optional, is_type: false },
+    Slot { name: "space", words: &[471, 473], presence: Presence::Optional, is_type: false },
+    Slot { name: "b64", words: &[68], presence: Presence::Required, is_type: true },
+    Slot { name: "ca", words: &[84], presence: Presence::Required, is_type: false },
+    Slot { name: "shared", words: &[471, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "global", words: &[179], presence: Presence::Required, is_type: false },
+    Slot { name: "level::prefetch_size", words: &[23, 24, 25], presence: Presence::Optional, is_type: false },
+    Slot { name: "cg", words: &[87], presence: Presence::Required, is_type: false },
+    Slot { name: "commit_group", words: &[114], presence: Presence::Required, is_type: false },
+    Slot { name: "wait_group", words: &[528], presence: Presence::Required, is_type: false },
+    Slot { name: "wait_all", words: &[527], presence: Presence::Required, is_type: false },
+    Slot { name: "bulk", words: &[81], presence: Presence::Required, is_type: false },
+    Slot { name: "dst", words: &[473], presence: Presence::Required, is_type: false },
+    Slot { name: "src", words: &[179], presence: Presence::Required, is_type: false },
+    Slot { name: "dst", words: &[472], presence: Presence::Required, is_type: false },
+    Slot { name: "multicast", words: &[398], presence: Presence::Optional, is_type: false },
+    Slot { name: "src", words: &[473], presence: Presence::Required, is_type: false },
+    Slot { name: "dst", words: &[179], presence: Presence::Required, is_type: false },
+    Slot { name: "completion_mechanism", words: &[82], presence: Presence::Required, is_type: false },
+    Slot { name: "cp_mask", words: &[119], presence: Presence::Optional, is_type: false },
+    Slot { name: "reduce", words: &[437], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[459, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "alternatives", words: &[388, 394], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "alternatives", words: &[129, 195], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[50, 415, 548], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[157, 160, 459, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "alternatives", words: &[74, 155, 459, 461, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "alternatives", words: &[65, 68], presence: Presence::Required, is_type: true },
+    Slot { name: "type", words: &[74, 155, 157], presence: Presence::Required, is_type: true },
+    Slot { name: "prefetch", words: &[427], presence: Presence::Required, is_type: false },
+    Slot { name: "L2", words: &[22], presence: Presence::Required, is_type: false },
+    Slot { name: "tensor", words: &[491], presence: Presence::Required, is_type: false },
+    Slot { name: "dim", words: &[6, 7, 11, 12, 14], presence: Presence::Required, is_type: false },
+    Slot { name: "tile", words: &[498], presence: Presence::Optional, is_type: false },
+    Slot { name: "cta_group", words: &[122, 123], presence: Presence::Optional, is_type: false },
+    Slot { name: "2d", words: &[7], presence: Presence::Required, is_type: false },
+    Slot { name: "tile::gather4", words: &[499], presence: Presence::Required, is_type: false },
+    Slot { name: "3d", words: &[11], presence: Presence::Required, is_type: false },
+    Slot { name: "im2col", words: &[191], presence: Presence::Required, is_type: false },
+    Slot { name: "4d", words: &[12], presence: Presence::Required, is_type: false },
+    Slot { name: "5d", words: &[14], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[11, 12, 14], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[192, 193], presence: Presence::Required, is_type: false },
+    Slot { name: "tile::scatter4", words: &[500], presence: Presence::Required, is_type: false },
+    Slot { name: "im2col_no_offs", words: &[194], presence: Presence::Required, is_type: false },
+    Slot { name: "redOp", words: &[42, 50, 129, 195, 388, 394, 415, 548], presence: Presence::Required, is_type: false },
+    Slot { name: "read", words: &[435], presence: Presence::Optional, is_type: false },
+    Slot { name: "range", words: &[431], presence: Presence::Required, is_type: false },
+    Slot { name: "level::primary_priority", words: &[27, 28, 29, 30], presence: Presence::Required, is_type: false },
+    Slot { name: "level::secondary_priority", words: &[27, 30], presence: Presence::Optional, is_type: false },
+    Slot { name: "fractional", words: &[168], presence: Presence::Required, is_type: false },
+    Slot { name: "cvt", words: &[126], presence: Presence::Required, is_type: false },
+    Slot { name: "anyrnd", words: &[444, 445, 446, 448, 450, 451, 453, 454], presence: Presence::Optional, is_type: false },
+    Slot { name: "itype", words: &[455, 459, 461, 462, 507, 510, 512, 513], presence: Presence::Required, is_type: true },
+    Slot { name: "sat", words: &[464], presence: Presence::Required, is_type: false },
+    Slot { name: "u8", words: &[513], presence: Presence::Required, is_type: true },
+    Slot { name: "sat_to_u8", words: &[455, 459, 461, 462, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "u16", words: &[507], presence: Presence::Required, is_type: true },
+    Slot { name: "sat_to_u16", words: &[455, 459, 461, 462, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "sat_to_u32", words: &[455, 459, 461, 462, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "u64", words: &[512], presence: Presence::Required, is_type: true },
+    Slot { name: "sat_to_u64", words: &[455, 459, 461, 462], presence: Presence::Required, is_type: true },
+    Slot { name: "s8", words: &[462], presence: Presence::Required, is_type: true },
+    Slot { name: "sat_to_s8", words: &[455, 459, 461, 507, 510, 512, 513], presence: Presence::Required, is_type: true },
+    Slot { name: "s16", words: &[455], presence: Presence::Required, is_type: true },
+    Slot { name: "sat_to_s16", words: &[459, 461, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "sat_to_s32", words: &[461, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "s64", words: &[461], presence: Presence::Required, is_type: true },
+    Slot { name: "sat_to_s64", words: &[512], presence: Presence::Required, is_type: true },
+    Slot { name: "irnd", words: &[445, 448, 451, 454], presence: Presence::Required, is_type: false },
+    Slot { name: "f16f64", words: &[155, 160], presence: Presence::Required, is_type: true },
+    Slot { name: "frnd", words: &[444, 446, 450, 453], presence: Presence::Required, is_type: false },
+    Slot { name: "irnd", words: &[445, 448, 451, 454], presence: Presence::Optional, is_type: false },
+    Slot { name: "frnd", words: &[444, 446, 450, 453], presence: Presence::Optional, is_type: false },
+    Slot { name: "frnd2", words: &[446, 453], presence: Presence::Required, is_type: false },
+    Slot { name: "relu", words: &[442], presence: Presence::Optional, is_type: false },
+    Slot { name: "satfinite", words: &[465], presence: Presence::Optional, is_type: false },
+    Slot { name: "rs", words: &[452], presence: Presence::Required, is_type: false },
+    Slot { name: "rna", words: &[447], presence: Presence::Required, is_type: false },
+    Slot { name: "tf32", words: &[497], presence: Presence::Required, is_type: true },
+    Slot { name: "rn", words: &[446], presence: Presence::Required, is_type: false },
+    Slot { name: "satfinite", words: &[465], presence: Presence::Required, is_type: false },
+    Slot { name: "f8x2type", words: &[142, 145], presence: Presence::Required, is_type: true },
+    Slot { name: "f8x4type", words: &[143, 146], presence: Presence::Required, is_type: false },
+    Slot { name: "f4x2type", words: &[133], presence: Presence::Required, is_type: true },
+    Slot { name: "fp16x2type", words: &[75, 156], presence: Presence::Required, is_type: true },
+    Slot { name: "f4x4type", words: &[134], presence: Presence::Required, is_type: false },
+    Slot { name: "f6x2type", words: &[136, 139], presence: Presence::Required, is_type: true },
+    Slot { name: "f6x4type", words: &[137, 140], presence: Presence::Required, is_type: false },
+    Slot { name: "frnd3", words: &[450, 453], presence: Presence::Required, is_type: false },
+    Slot { name: "ue8m0x2", words: &[516], presence: Presence::Required, is_type: true },
+    Slot { name: "scaled::n2::ue8m0", words: &[470], presence: Presence::Optional, is_type: false },
+    Slot { name: "s2f6x2", words: &[458], presence: Presence::Required, is_type: false },
+    Slot { name: "pack", words: &[417], presence: Presence::Required, is_type: false },
+    Slot { name: "convertType", words: &[455, 507], presence: Presence::Required, is_type: true },
+    Slot { name: "abType", words: &[459], presence: Presence::Required, is_type: true },
+    Slot { name: "convertType", words: &[457, 460, 462, 509, 511, 513], presence: Presence::Required, is_type: true },
+    Slot { name: "cType", words: &[65], presence: Presence::Required, is_type: true },
+    Slot { name: "space", words: &[116, 179, 217, 419, 420, 471, 472, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "size", words: &[510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "to", words: &[501], presence: Presence::Required, is_type: false },
+    Slot { name: "level", words: &[22], presence: Presence::Required, is_type: false },
+    Slot { name: "full", words: &[170], presence: Presence::Required, is_type: false },
+    Slot { name: "rnd", words: &[444, 446, 450, 453], presence: Presence::Required, is_type: false },
+    Slot { name: "mode", words: &[188, 215], presence: Presence::Required, is_type: false },
+    Slot { name: "atype", words: &[459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "btype", words: &[459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "atype", words: &[155, 156], presence: Presence::Required, is_type: true },
+    Slot { name: "ftz", words: &[169], presence: Presence::Required, is_type: false },
+    Slot { name: "btype", words: &[74, 75], presence: Presence::Required, is_type: true },
+    Slot { name: "sem", words: &[39, 40, 440, 466], presence: Presence::Optional, is_type: false },
+    Slot { name: "scope", words: &[91, 121, 183, 490], presence: Presence::Required, is_type: false },
+    Slot { name: "acquire", words: &[40], presence: Presence::Required, is_type: false },
+    Slot { name: "sync_restrict::shared::cluster", words: &[488], presence: Presence::Required, is_type: false },
+    Slot { name: "release", words: &[440], presence: Presence::Required, is_type: false },
+    Slot { name: "sync_restrict::shared::cta", words: &[489], presence: Presence::Required, is_type: false },
+    Slot { name: "op_restrict", words: &[392], presence: Presence::Required, is_type: false },
+    Slot { name: "proxy", words: &[428], presence: Presence::Required, is_type: false },
+    Slot { name: "alias", words: &[46], presence: Presence::Required, is_type: false },
+    Slot { name: "shared", words: &[472, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "to_proxykind::from_proxykind", words: &[493], presence: Presence::Required, is_type: false },
+    Slot { name: "async::generic", words: &[58], presence: Presence::Required, is_type: false },
+    Slot { name: "rnd", words: &[446], presence: Presence::Required, is_type: false },
+    Slot { name: "relu", words: &[442], presence: Presence::Required, is_type: false },
+    Slot { name: "oob", words: &[414], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[442], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[506], presence: Presence::Required, is_type: false },
+    Slot { name: "abtype", words: &[74, 155], presence: Presence::Required, is_type: true },
+    Slot { name: "space", words: &[472], presence: Presence::Optional, is_type: false },
+    Slot { name: "action", words: &[209, 524], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[463, 484, 496], presence: Presence::Required, is_type: false },
+    Slot { name: "weak", words: &[534], presence: Presence::Optional, is_type: false },
+    Slot { name: "cop", words: &[84, 87, 120, 125, 221], presence: Presence::Optional, is_type: false },
+    Slot { name: "type", words: &[62, 63, 65, 68, 70, 157, 160, 455, 459, 461, 462, 507, 510, 512, 513], presence: Presence::Required, is_type: true },
+    Slot { name: "v2v4v8", words: &[520, 521, 522], presence: Presence::Required, is_type: false },
+    Slot { name: "type8to16", words: &[63, 70, 455, 462, 507, 513], presence: Presence::Required, is_type: true },
+    Slot { name: "v2v4", words: &[520, 521], presence: Presence::Required, is_type: false },
+    Slot { name: "type32", words: &[65, 157, 459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "v2", words: &[520], presence: Presence::Required, is_type: false },
+    Slot { name: "type64", words: &[68, 160, 461, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "v8", words: &[522], presence: Presence::Required, is_type: false },
+    Slot { name: "cop", words: &[84, 87, 120, 125, 221], presence: Presence::Required, is_type: false },
+    Slot { name: "level2::eviction_priority", words: &[27, 28, 29], presence: Presence::Required, is_type: false },
+    Slot { name: "level1::eviction_priority", words: &[17, 18, 19, 20, 21], presence: Presence::Optional, is_type: false },
+    Slot { name: "ss", words: &[116, 217, 419, 420, 421, 471, 472, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "volatile", words: &[523], presence: Presence::Required, is_type: false },
+    Slot { name: "volatile_ss", words: &[217, 419, 420, 421, 471, 472, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "relaxed", words: &[439], presence: Presence::Required, is_type: false },
+    Slot { name: "shared_ss", words: &[419, 420, 421, 471, 472, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "mmio", words: &[397], presence: Presence::Required, is_type: false },
+    Slot { name: "sys", words: &[490], presence: Presence::Required, is_type: false },
+    Slot { name: "cop", words: &[84, 87, 120], presence: Presence::Optional, is_type: false },
+    Slot { name: "nc", words: &[401], presence: Presence::Required, is_type: false },
+    Slot { name: "cop", words: &[84, 87, 120], presence: Presence::Required, is_type: false },
+    Slot { name: "aligned", words: &[47], presence: Presence::Required, is_type: false },
+    Slot { name: "m8n8", words: &[382], presence: Presence::Required, is_type: false },
+    Slot { name: "num", words: &[540, 543, 545], presence: Presence::Required, is_type: false },
+    Slot { name: "trans", words: &[502], presence: Presence::Optional, is_type: false },
+    Slot { name: "ss", words: &[471, 473], presence: Presence::Optional, is_type: false },
+    Slot { name: "m16n16", words: &[222], presence: Presence::Required, is_type: false },
+    Slot { name: "num16", words: &[540, 543], presence: Presence::Required, is_type: false },
+    Slot { name: "trans", words: &[502], presence: Presence::Required, is_type: false },
+    Slot { name: "b8", words: &[70], presence: Presence::Required, is_type: true },
+    Slot { name: "m8n16", words: &[380], presence: Presence::Required, is_type: false },
+    Slot { name: "dst_fmt", words: &[71], presence: Presence::Required, is_type: false },
+    Slot { name: "src_fmt", words: &[67, 69], presence: Presence::Required, is_type: false },
+    Slot { name: "ss", words: &[179], presence: Presence::Optional, is_type: false },
+    Slot { name: "vec", words: &[520, 521], presence: Presence::Required, is_type: false },
+    Slot { name: "BoolOp", words: &[50, 415], presence: Presence::Required, is_type: false },
+    Slot { name: "wide", words: &[535], presence: Presence::Required, is_type: false },
+    Slot { name: "wtype", words: &[455, 459, 507, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "hi", words: &[188], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[188, 215], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "any", words: &[51], presence: Presence::Required, is_type: false },
+    Slot { name: "all", words: &[48], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[68], presence: Presence::Required, is_type: true },
+    Slot { name: "atype", words: &[455, 461, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "btype", words: &[459], presence: Presence::Required, is_type: true },
+    Slot { name: "atype", words: &[508], presence: Presence::Required, is_type: false },
+    Slot { name: "btype", words: &[456], presence: Presence::Required, is_type: false },
+    Slot { name: "NaN", words: &[31], presence: Presence::Optional, is_type: false },
+    Slot { name: "xorsign", words: &[549], presence: Presence::Group(1), is_type: false },
+    Slot { name: "abs", words: &[36], presence: Presence::Group(1), is_type: false },
+    Slot { name: "abs", words: &[36], presence: Presence::Optional, is_type: false },
+    Slot { name: "init", words: &[197], presence: Presence::Required, is_type: false },
+    Slot { name: "shared", words: &[471, 473], presence: Presence::Optional, is_type: false },
+    Slot { name: "inval", words: &[199], presence: Presence::Required, is_type: false },
+    Slot { name: "expect_tx", words: &[154], presence: Presence::Required, is_type: false },
+    Slot { name: "sem", words: &[439], presence: Presence::Group(1), is_type: false },
+    Slot { name: "scope", words: &[91, 121], presence: Presence::Group(1), is_type: false },
+    Slot { name: "space", words: &[471, 472, 473], presence: Presence::Optional, is_type: false },
+    Slot { name: "complete_tx", words: &[115], presence: Presence::Required, is_type: false },
+    Slot { name: "sem", words: &[439, 440], presence: Presence::Group(1), is_type: false },
+    Slot { name: "shared::cluster", words: &[472], presence: Presence::Optional, is_type: false },
+    Slot { name: "noComplete", words: &[404], presence: Presence::Required, is_type: false },
+    Slot { name: "release", words: &[440], presence: Presence::Group(1), is_type: false },
+    Slot { name: "cta", words: &[121], presence: Presence::Group(1), is_type: false },
+    Slot { name: "arrive_drop", words: &[55], presence: Presence::Required, is_type: false },
+    Slot { name: "test_wait", words: &[494], presence: Presence::Required, is_type: false },
+    Slot { name: "sem", words: &[40, 439], presence: Presence::Group(1), is_type: false },
+    Slot { name: "parity", words: &[422], presence: Presence::Required, is_type: false },
+    Slot { name: "try_wait", words: &[505], presence: Presence::Required, is_type: false },
+    Slot { name: "pending_count", words: &[423], presence: Presence::Required, is_type: false },
+    Slot { name: "level", words: &[121, 178, 490], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[46, 57], presence: Presence::Required, is_type: false },
+    Slot { name: "m8n8k4", words: &[386], presence: Presence::Required, is_type: false },
+    Slot { name: "alayout", words: &[92, 449], presence: Presence::Required, is_type: false },
+    Slot { name: "blayout", words: &[92, 449], presence: Presence::Required, is_type: false },
+    Slot { name: "m16n8k8", words: &[232], presence: Presence::Required, is_type: false },
+    Slot { name: "row", words: &[449], presence: Presence::Required, is_type: false },
+    Slot { name: "col", words: &[92], presence: Presence::Required, is_type: false },
+    Slot { name: "m16n8k16", words: &[227], presence: Presence::Required, is_type: false },
+    Slot { name: "m16n8k4", words: &[230], presence: Presence::Required, is_type: false },
+    Slot { name: "f8type", words: &[141, 144], presence: Presence::Required, is_type: true },
+    Slot { name: "m16n8k32", words: &[229], presence: Presence::Required, is_type: false },
+    Slot { name: "kind", words: &[202], presence: Presence::Required, is_type: false },
+    Slot { name: "f8f6f4type", words: &[132, 135, 138, 141, 144], presence: Presence::Required, is_type: false },
+    Slot { name: "m16n8k64", words: &[231], presence: Presence::Required, is_type: false },
+    Slot { name: "kind", words: &[204], presence: Presence::Required, is_type: false },
+    Slot { name: "block_scale", words: &[79], presence: Presence::Required, is_type: false },
+    Slot { name: "scale_vec_size", words: &[468], presence: Presence::Optional, is_type: false },
+    Slot { name: "e2m1", words: &[132], presence: Presence::Required, is_type: false },
+    Slot { name: "stype", words: &[515], presence: Presence::Required, is_type: false },
+    Slot { name: "kind", words: &[205], presence: Presence::Required, is_type: false },
+    Slot { name: "scale_vec::2X", words: &[468], presence: Presence::Required, is_type: false },
+    Slot { name: "ue8m0", words: &[515], presence: Presence::Required, is_type: false },
+    Slot { name: "scale_vec::4X", words: &[469], presence: Presence::Required, is_type: false },
+    Slot { name: "stype", words: &[514, 515], presence: Presence::Required, is_type: false },
+    Slot { name: "kind", words: &[206], presence: Presence::Required, is_type: false },
+    Slot { name: "scale_vec_size", words: &[467], presence: Presence::Optional, is_type: false },
+    Slot { name: "m8n8k16", words: &[384], presence: Presence::Required, is_type: false },
+    Slot { name: "atype", words: &[462, 513], presence: Presence::Required, is_type: true },
+    Slot { name: "btype", words: &[462, 513], presence: Presence::Required, is_type: true },
+    Slot { name: "m8n8k32", words: &[385], presence: Presence::Required, is_type: false },
+    Slot { name: "atype", words: &[460, 511], presence: Presence::Required, is_type: true },
+    Slot { name: "btype", words: &[460, 511], presence: Presence::Required, is_type: true },
+    Slot { name: "m8n8k128", words: &[383], presence: Presence::Required, is_type: false },
+    Slot { name: "b1", words: &[60], presence: Presence::Required, is_type: false },
+    Slot { name: "bitOp", words: &[50, 548], presence: Presence::Required, is_type: false },
+    Slot { name: "m16n8k128", words: &[226], presence: Presence::Required, is_type: false },
+    Slot { name: "m16n8k256", words: &[228], presence: Presence::Required, is_type: false },
+    Slot { name: "spvariant", words: &[478, 479], presence: Presence::Required, is_type: false },
+    Slot { name: "sp::ordered_metadata", words: &[479], presence: Presence::Required, is_type: false },
+    Slot { name: "spvariant", words: &[479], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[63, 65, 68, 157, 160, 426, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "shape", words: &[382], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[63], presence: Presence::Required, is_type: true },
+    Slot { name: "cp", words: &[117], presence: Presence::Required, is_type: false },
+    Slot { name: "ld_reduce", words: &[211], presence: Presence::Required, is_type: false },
+    Slot { name: "ldsem", words: &[40, 439], presence: Presence::Group(1), is_type: false },
+    Slot { name: "scope", words: &[91, 121, 183, 490], presence: Presence::Group(1), is_type: false },
+    Slot { name: "bitop", words: &[50, 415, 548], presence: Presence::Required, is_type: false },
+    Slot { name: "minmax", words: &[388, 394], presence: Presence::Required, is_type: false },
+    Slot { name: "weak", words: &[534], presence: Presence::Required, is_type: false },
+    Slot { name: "st", words: &[481], presence: Presence::Required, is_type: false },
+    Slot { name: "stsem", words: &[439, 440], presence: Presence::Group(1), is_type: false },
+    Slot { name: "acc_prec", words: &[37, 38], presence: Presence::Optional, is_type: false },
+    Slot { name: "type32", words: &[65, 459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "type64", words: &[68, 461, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "redsem", words: &[439, 440], presence: Presence::Group(1), is_type: false },
+    Slot { name: "acc::f32", words: &[38], presence: Presence::Optional, is_type: false },
+    Slot { name: "f16s", words: &[75, 156], presence: Presence::Required, is_type: true },
+    Slot { name: "half", words: &[74, 155], presence: Presence::Required, is_type: true },
+    Slot { name: "half2", words: &[75, 156], presence: Presence::Required, is_type: true },
+    Slot { name: "acc::f16", words: &[37], presence: Presence::Optional, is_type: false },
+    Slot { name: "f8s", words: &[143, 146], presence: Presence::Required, is_type: false },
+    Slot { name: "f8x2", words: &[142, 145], presence: Presence::Required, is_type: true },
+    Slot { name: "f8x4", words: &[143, 146], presence: Presence::Required, is_type: false },
+    Slot { name: "f8", words: &[141, 144], presence: Presence::Required, is_type: true },
+    Slot { name: "mms", words: &[75, 143, 146, 156], presence: Presence::Required, is_type: false },
+    Slot { name: "fs32", words: &[143, 146, 157], presence: Presence::Required, is_type: false },
+    Slot { name: "redop", words: &[42], presence: Presence::Required, is_type: false },
+    Slot { name: "mask", words: &[387], presence: Presence::Required, is_type: false },
+    Slot { name: "space", words: &[179, 217], presence: Presence::Optional, is_type: false },
+    Slot { name: "level", words: &[16, 22], presence: Presence::Required, is_type: false },
+    Slot { name: "level::eviction_priority", words: &[28, 29], presence: Presence::Required, is_type: false },
+    Slot { name: "tensormap_space", words: &[116, 419], presence: Presence::Optional, is_type: false },
+    Slot { name: "tensormap", words: &[492], presence: Presence::Required, is_type: false },
+    Slot { name: "L1", words: &[16], presence: Presence::Required, is_type: false },
+    Slot { name: "mode", words: &[66, 147, 148, 159, 433, 434], presence: Presence::Optional, is_type: false },
+    Slot { name: "op", words: &[50, 415, 548], presence: Presence::Required, is_type: false },
+    Slot { name: "sem", words: &[439], presence: Presence::Required, is_type: false },
+    Slot { name: "scope", words: &[91], presence: Presence::Required, is_type: false },
+    Slot { name: "ss", words: &[472], presence: Presence::Optional, is_type: false },
+    Slot { name: "sem", words: &[440], presence: Presence::Required, is_type: false },
+    Slot { name: "scope", words: &[183, 490], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[63, 65, 68, 157, 160, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "CmpOp", words: &[151, 152, 172, 177, 185, 186, 188, 189, 212, 213, 215, 218, 219, 220, 400, 402, 403, 410], presence: Presence::Required, is_type: false },
+    Slot { name: "dtype", words: &[157, 459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "stype", words: &[63, 65, 68, 157, 160, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "BoolOp", words: &[50, 415, 548], presence: Presence::Required, is_type: false },
+    Slot { name: "CmpOp", words: &[151, 152, 172, 177, 185, 186, 212, 213, 219, 220, 400, 402, 403, 410], presence: Presence::Required, is_type: false },
+    Slot { name: "stype", words: &[63, 65, 68, 155, 157, 160, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "dtype", words: &[455, 459, 507, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "dtype", words: &[156, 459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "dtype", words: &[75, 459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "action", words: &[129, 195], presence: Presence::Required, is_type: false },
+    Slot { name: "l", words: &[208], presence: Presence::Required, is_type: false },
+    Slot { name: "r", words: &[430], presence: Presence::Required, is_type: false },
+    Slot { name: "mode", words: &[76, 131, 190, 519], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[63, 65, 68, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "dtype", words: &[63, 65, 68, 157, 160, 455, 459, 461, 507, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "cop", words: &[87, 120, 533, 539], presence: Presence::Optional, is_type: false },
+    Slot { name: "cop", words: &[87, 120, 533, 539], presence: Presence::Required, is_type: false },
+    Slot { name: "ss", words: &[217, 419, 421, 471, 472, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "volatile_ss", words: &[217, 419, 421, 471, 472, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "shared_ss", words: &[419, 421, 471, 472, 473], presence: Presence::Required, is_type: false },
+    Slot { name: "vec", words: &[520, 521], presence: Presence::Optional, is_type: false },
+    Slot { name: "type", words: &[65, 68, 157, 160, 459, 461, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "scope", words: &[91], presence: Presence::Optional, is_type: false },
+    Slot { name: "mmio", words: &[397], presence: Presence::Optional, is_type: false },
+    Slot { name: "type8", words: &[70, 462, 513], presence: Presence::Required, is_type: true },
+    Slot { name: "type16", words: &[63, 455, 507], presence: Presence::Required, is_type: true },
+    Slot { name: "shared::cta", words: &[473], presence: Presence::Optional, is_type: false },
+    Slot { name: "shape", words: &[225, 382], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[63, 70], presence: Presence::Required, is_type: true },
+    Slot { name: "b", words: &[59], presence: Presence::Required, is_type: false },
+    Slot { name: "geom", words: &[6, 7, 11, 33, 34], presence: Presence::Required, is_type: false },
+    Slot { name: "cop", words: &[84, 87, 120, 125], presence: Presence::Optional, is_type: false },
+    Slot { name: "vec", words: &[520], presence: Presence::Optional, is_type: false },
+    Slot { name: "dtype", words: &[63, 65, 68, 70], presence: Presence::Required, is_type: true },
+    Slot { name: "clamp", words: &[90, 503, 550], presence: Presence::Required, is_type: false },
+    Slot { name: "vdtype", words: &[63, 65, 70], presence: Presence::Required, is_type: true },
+    Slot { name: "query", words: &[53, 88, 89, 130, 187, 393, 536], presence: Presence::Required, is_type: false },
+    Slot { name: "geom", words: &[6, 7, 11], presence: Presence::Required, is_type: false },
+    Slot { name: "ctype", words: &[459, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "ctype", words: &[459, 461, 510, 512], presence: Presence::Required, is_type: true },
+    Slot { name: "alternatives", words: &[50, 415], presence: Presence::Required, is_type: false },
+    Slot { name: "p", words: &[416], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[42, 50, 415], presence: Presence::Required, is_type: false },
+    Slot { name: "ctype", words: &[65, 68], presence: Presence::Required, is_type: true },
+    Slot { name: "alternatives", words: &[6, 7, 11], presence: Presence::Required, is_type: false },
+    Slot { name: "ctype", words: &[63, 65, 68, 70], presence: Presence::Required, is_type: true },
+    Slot { name: "alternatives", words: &[33, 34], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[6, 7, 11, 33, 34], presence: Presence::Required, is_type: false },
+    Slot { name: "vctype", words: &[63, 65, 70], presence: Presence::Required, is_type: true },
+    Slot { name: "alternatives", words: &[520, 521], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[74, 75, 155, 156], presence: Presence::Required, is_type: true },
+    Slot { name: "alloc", words: &[49], presence: Presence::Required, is_type: false },
+    Slot { name: "cta_group", words: &[122, 123], presence: Presence::Required, is_type: false },
+    Slot { name: "dealloc", words: &[128], presence: Presence::Required, is_type: false },
+    Slot { name: "relinquish_alloc_permit", words: &[441], presence: Presence::Required, is_type: false },
+    Slot { name: "ld", words: &[210], presence: Presence::Required, is_type: false },
+    Slot { name: "shape1", words: &[2, 3, 5, 10], presence: Presence::Required, is_type: false },
+    Slot { name: "num", words: &[540, 541, 542, 543, 544, 545, 546, 547], presence: Presence::Required, is_type: false },
+    Slot { name: "pack", words: &[418], presence: Presence::Optional, is_type: false },
+    Slot { name: "shape2", words: &[4], presence: Presence::Required, is_type: false },
+    Slot { name: "shape3", words: &[10], presence: Presence::Required, is_type: false },
+    Slot { name: "redOp", words: &[388, 394], presence: Presence::Required, is_type: false },
+    Slot { name: "shape4", words: &[4], presence: Presence::Required, is_type: false },
+    Slot { name: "unpack", words: &[518], presence: Presence::Optional, is_type: false },
+    Slot { name: "wait_operation", words: &[525, 526], presence: Presence::Required, is_type: false },
+    Slot { name: "shape", words: &[0, 1, 9, 13, 15], presence: Presence::Required, is_type: false },
+    Slot { name: "multicast", words: &[530, 531, 532], presence: Presence::Optional, is_type: false },
+    Slot { name: "dst_fmt", words: &[71], presence: Presence::Group(1), is_type: false },
+    Slot { name: "src_fmt", words: &[67, 69], presence: Presence::Group(1), is_type: false },
+    Slot { name: "shift", words: &[474], presence: Presence::Required, is_type: false },
+    Slot { name: "down", words: &[131], presence: Presence::Required, is_type: false },
+    Slot { name: "mma", words: &[395], presence: Presence::Required, is_type: false },
+    Slot { name: "kind", words: &[201, 202, 207], presence: Presence::Required, is_type: false },
+    Slot { name: "kind", words: &[204, 205, 206], presence: Presence::Required, is_type: false },
+    Slot { name: "scale_vectorsize", words: &[77, 78, 467, 468, 469], presence: Presence::Optional, is_type: false },
+    Slot { name: "collector_usage", words: &[93, 94, 95, 96], presence: Presence::Required, is_type: false },
+    Slot { name: "ashift", words: &[56], presence: Presence::Optional, is_type: false },
+    Slot { name: "ashift", words: &[56], presence: Presence::Required, is_type: false },
+    Slot { name: "collector_usage", words: &[93, 94, 95, 96], presence: Presence::Optional, is_type: false },
+    Slot { name: "kind::i8", words: &[203], presence: Presence::Required, is_type: false },
+    Slot { name: "sp", words: &[478], presence: Presence::Required, is_type: false },
+    Slot { name: "ws", words: &[538], presence: Presence::Required, is_type: false },
+    Slot { name: "cta_group::1", words: &[122], presence: Presence::Required, is_type: false },
+    Slot { name: "collector_usage", words: &[97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112], presence: Presence::Optional, is_type: false },
+    Slot { name: "fence::before_thread_sync", words: &[163], presence: Presence::Required, is_type: false },
+    Slot { name: "fence::after_thread_sync", words: &[162], presence: Presence::Required, is_type: false },
+    Slot { name: "commit", words: &[113], presence: Presence::Required, is_type: false },
+    Slot { name: "completion_mechanism", words: &[390], presence: Presence::Required, is_type: false },
+    Slot { name: "cp_fenceproxy", words: &[118], presence: Presence::Required, is_type: false },
+    Slot { name: "shared::cta", words: &[473], presence: Presence::Required, is_type: false },
+    Slot { name: "to_proxy::from_proxy", words: &[493], presence: Presence::Required, is_type: false },
+    Slot { name: "replace", words: &[443], presence: Presence::Required, is_type: false },
+    Slot { name: "mode", words: &[498], presence: Presence::Required, is_type: false },
+    Slot { name: "global_address", words: &[180], presence: Presence::Required, is_type: false },
+    Slot { name: "ss", words: &[179, 473], presence: Presence::Optional, is_type: false },
+    Slot { name: "b1024", words: &[61], presence: Presence::Required, is_type: false },
+    Slot { name: "rank", words: &[432], presence: Presence::Required, is_type: false },
+    Slot { name: "field2", words: &[80, 149, 181], presence: Presence::Required, is_type: false },
+    Slot { name: "global_stride", words: &[182], presence: Presence::Required, is_type: false },
+    Slot { name: "elemtype", words: &[150], presence: Presence::Required, is_type: false },
+    Slot { name: "interleave_layout", words: &[198], presence: Presence::Required, is_type: false },
+    Slot { name: "swizzle_mode", words: &[486], presence: Presence::Required, is_type: false },
+    Slot { name: "swizzle_atomicity", words: &[485], presence: Presence::Required, is_type: false },
+    Slot { name: "fill_mode", words: &[164], presence: Presence::Required, is_type: false },
+    Slot { name: "op", words: &[166, 196, 407, 409, 413, 483], presence: Presence::Optional, is_type: false },
+    Slot { name: "base", words: &[73], presence: Presence::Optional, is_type: false },
+    Slot { name: "geomf", words: &[6, 7, 33, 34], presence: Presence::Required, is_type: false },
+    Slot { name: "dtype", words: &[155, 157, 459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "geoms", words: &[6, 7, 8, 11, 33, 34, 35], presence: Presence::Required, is_type: false },
+    Slot { name: "geomc", words: &[41, 124], presence: Presence::Required, is_type: false },
+    Slot { name: "level", words: &[214], presence: Presence::Required, is_type: false },
+    Slot { name: "geoms", words: &[6, 7, 11, 33, 34], presence: Presence::Required, is_type: false },
+    Slot { name: "grad", words: &[184], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[6, 33], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[7, 34], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[157, 459], presence: Presence::Required, is_type: true },
+    Slot { name: "comp", words: &[32, 59, 171, 430], presence: Presence::Required, is_type: false },
+    Slot { name: "alternatives", words: &[41, 124], presence: Presence::Required, is_type: false },
+    Slot { name: "tquery", words: &[53, 88, 89, 130, 187, 408, 411, 412, 536], presence: Presence::Required, is_type: false },
+    Slot { name: "tlquery", words: &[130, 187, 536], presence: Presence::Required, is_type: false },
+    Slot { name: "squery", words: &[43, 44, 45, 165, 167], presence: Presence::Required, is_type: false },
+    Slot { name: "dtype", words: &[459, 510], presence: Presence::Required, is_type: true },
+    Slot { name: "op2", words: &[42, 388, 394], presence: Presence::Required, is_type: false },
+    Slot { name: "scale", words: &[476, 477], presence: Presence::Optional, is_type: false },
+    Slot { name: "po", words: &[424], presence: Presence::Required, is_type: false },
+    Slot { name: "mode", words: &[48, 51, 517], presence: Presence::Required, is_type: false },
+    Slot { name: "ballot", words: &[72], presence: Presence::Required, is_type: false },
+    Slot { name: "cmp", words: &[151, 172, 185, 212, 219, 402], presence: Presence::Required, is_type: false },
+    Slot { name: "mma_async", words: &[396], presence: Presence::Required, is_type: false },
+    Slot { name: "shape", words: &[234, 238, 243, 247, 252, 256, 261, 265, 270, 274, 279, 284, 288, 293, 297, 302, 306, 311, 315, 320, 324, 329, 334, 339, 343, 348, 352, 357, 361, 366, 370, 375], presence: Presence::Required, is_type: false },
+    Slot { name: "dtype", words: &[155, 157], presence: Presence::Required, is_type: true },
+    Slot { name: "dtype", words: &[157], presence: Presence::Required, is_type: true },
+    Slot { name: "shape", words: &[237, 242, 246, 251, 255, 260, 264, 269, 273, 278, 283, 287, 292, 296, 301, 305, 310, 314, 319, 323, 328, 333, 338, 342, 347, 351, 356, 360, 365, 369, 374, 379], presence: Presence::Required, is_type: false },
+    Slot { name: "shape", words: &[235, 240, 244, 249, 253, 258, 262, 267, 271, 276, 281, 285, 290, 294, 299, 303, 308, 312, 317, 321, 326, 331, 336, 340, 345, 349, 354, 358, 363, 367, 372, 377], presence: Presence::Required, is_type: false },
+    Slot { name: "atype", words: &[141, 144], presence: Presence::Required, is_type: true },
+    Slot { name: "btype", words: &[141, 144], presence: Presence::Required, is_type: true },
+    Slot { name: "shape", words: &[240, 249, 258, 267, 276, 281, 290, 299, 308, 317, 326, 331, 336, 345, 354, 363, 372, 377], presence: Presence::Required, is_type: false },
+    Slot { name: "shape", words: &[239, 248, 257, 266, 275, 280, 289, 298, 307, 316, 325, 330, 335, 344, 353, 362, 371, 376], presence: Presence::Required, is_type: false },
+    Slot { name: "op", words: &[50], presence: Presence::Required, is_type: false },
+    Slot { name: "shape", words: &[236, 241, 245, 250, 254, 259, 263, 268, 272, 277, 282, 286, 291, 295, 300, 304, 309, 313, 318, 322, 327, 332, 337, 341, 346, 350, 355, 359, 364, 368, 373, 378], presence: Presence::Required, is_type: false },
+    Slot { name: "shape", words: &[241, 250, 259, 268, 277, 282, 291, 300, 309, 318, 327, 332, 337, 346, 355, 364, 373, 378], presence: Presence::Required, is_type: false },
+    Slot { name: "fence", words: &[161], presence: Presence::Required, is_type: false },
+    Slot { name: "load", words: &[216], presence: Presence::Required, is_type: false },
+    Slot { name: "a", words: &[32], presence: Presence::Required, is_type: false },
+    Slot { name: "layout", words: &[92, 449], presence: Presence::Required, is_type: false },
+    Slot { name: "shape", words: &[223, 233, 381], presence: Presence::Required, is_type: false },
+    Slot { name: "ss", words: &[179, 471, 473], presence: Presence::Optional, is_type: false },
+    Slot { name: "m16n16k16", words: &[223], presence: Presence::Required, is_type: false },
+    Slot { name: "itype", words: &[462, 513], presence: Presence::Required, is_type: true },
+    Slot { name: "m8n32k16", words: &[381], presence: Presence::Required, is_type: false },
+    Slot { name: "m32n8k16", words: &[233], presence: Presence::Required, is_type: false },
+    Slot { name: "c", words: &[83], presence: Presence::Required, is_type: false },
+    Slot { name: "ctype", words: &[157, 459], presence: Presence::Required, is_type: true },
+    Slot { name: "m16n16k8", words: &[224], presence: Presence::Required, is_type: false },
+    Slot { name: "shape", words: &[385], presence: Presence::Required, is_type: false },
+    Slot { name: "ctype", words: &[459], presence: Presence::Required, is_type: true },
+    Slot { name: "shape", words: &[383], presence: Presence::Required, is_type: false },
+    Slot { name: "atype", words: &[60], presence: Presence::Required, is_type: false },
+    Slot { name: "btype", words: &[60], presence: Presence::Required, is_type: false },
+    Slot { name: "store", words: &[482], presence: Presence::Required, is_type: false },
+    Slot { name: "d", words: &[127], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[157, 459], presence: Presence::Required, is_type: true },
+    Slot { name: "shape", words: &[383, 385], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[459], presence: Presence::Required, is_type: true },
+    Slot { name: "shape", words: &[224], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[157], presence: Presence::Required, is_type: true },
+    Slot { name: "shape", words: &[386], presence: Presence::Required, is_type: false },
+    Slot { name: "type", words: &[160], presence: Presence::Required, is_type: true },
+    Slot { name: "s4", words: &[460], presence: Presence::Required, is_type: true },
+    Slot { name: "u4", words: &[511], presence: Presence::Required, is_type: true },
+    Slot { name: "op", words: &[50, 548], presence: Presence::Required, is_type: false },
+];
 
 static OPERANDS_0: [OperandSpec; 2] = [
     OperandSpec { name: "d", kind: OperandKind::Value, optional: false, with_word: None, immediate: false, values: &[], space: None, ty: None, register: false, range: None },
