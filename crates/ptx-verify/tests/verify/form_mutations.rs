@@ -13,7 +13,8 @@
 //! form_mutations -- --nocapture` prints the table by kind and the missed
 //! cases by ptxas's message.
 
-use crate::{line_of, repo_root};
+use crate::alone::{self, Template};
+use crate::repo_root;
 use std::collections::BTreeMap;
 
 /// Of the mutants ptxas rejects, the least share (in thousandths) we must
@@ -44,11 +45,7 @@ fn mutants() -> Vec<Mutant> {
                 kind: c[1].to_string(),
                 target: c[2].to_string(),
                 version: c[3].to_string(),
-                accepted: match c[4] {
-                    "accepted" => true,
-                    "rejected" => false,
-                    v => panic!("unknown verdict {v} in {l}"),
-                },
+                accepted: alone::accepted(c[4], l),
                 line: c[6].to_string(),
                 message: c.get(7).unwrap_or(&"").to_string(),
             }
@@ -66,34 +63,15 @@ struct Row {
 
 #[test]
 fn verify_form_mutations_against_ptxas() {
-    let template = std::fs::read_to_string(repo_root().join("testdata/isa-sweep/template.ptx")).expect("the template");
-    let (head, tail) = template.split_once("@INSTANCES@").expect("the template has @INSTANCES@");
+    let template = Template::load();
     let all = mutants();
     assert!(all.len() >= 5000, "the set has {} mutants", all.len());
-    let judge = |m: &Mutant| -> (bool, String) {
-        let subst = |s: &str| s.replace("@VERSION@", &m.version).replace("@TARGET@", &m.target);
-        let source = format!("{}{}{}", subst(head), m.line, subst(tail));
-        let errors = match ptx_parse::parse(&source) {
-            Ok(module) => crate::verify(&module),
-            Err(errors) => errors,
-        };
-        let first = errors
-            .first()
-            .map(|d| format!("line {}: {}", line_of(&source, d.span.start), d.message))
-            .unwrap_or_default();
-        (!errors.is_empty(), first)
-    };
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
-    let chunk = all.len().div_ceil(workers).max(1);
-    let outcomes: Vec<(bool, String)> = std::thread::scope(|s| {
-        let handles: Vec<_> =
-            all.chunks(chunk).map(|part| s.spawn(move || part.iter().map(judge).collect::<Vec<_>>())).collect();
-        handles.into_iter().flat_map(|h| h.join().expect("worker")).collect()
-    });
+    let outcomes = alone::judge_all(&all, |m| template.judge(&m.version, &m.target, &m.line));
     let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
     let mut false_rejects = Vec::new();
     let mut missed: BTreeMap<String, usize> = BTreeMap::new();
-    for (m, (rejected, first)) in all.iter().zip(&outcomes) {
+    for (m, out) in all.iter().zip(&outcomes) {
+        let rejected = &out.rejected;
         for key in [m.kind.as_str(), "all"] {
             let row = rows.entry(key).or_default();
             if m.accepted {
@@ -105,11 +83,10 @@ fn verify_form_mutations_against_ptxas() {
             }
         }
         if m.accepted && *rejected {
-            false_rejects.push(format!("{} {} {}: {}\n    {first}", m.family, m.target, m.version, m.line));
+            false_rejects.push(format!("{} {} {}: {}\n    {}", m.family, m.target, m.version, m.line, out.first_error));
         }
         if !m.accepted && !rejected {
-            let message = m.message.split('\'').step_by(2).collect::<Vec<_>>().join("'_'");
-            *missed.entry(message).or_default() += 1;
+            *missed.entry(alone::without_quoted(&m.message)).or_default() += 1;
         }
     }
     println!("verify against ptxas 13.5 on the form-mutation set ({} mutants):\n", all.len());

@@ -18,8 +18,8 @@
 //! instances of each spec file (0 by default); `VERIFY_SWEEP_FILE=F` only
 //! that spec file's.
 
+use crate::alone::{self, diagnose, Template};
 use crate::{line_of, repo_root};
-use ptx_ir::Diagnostic;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -58,24 +58,12 @@ fn instances() -> Vec<Instance> {
                 file: cols[0].to_string(),
                 target: cols[1].to_string(),
                 version: cols[2].to_string(),
-                accepted: match cols[3] {
-                    "accepted" => true,
-                    "rejected" => false,
-                    v => panic!("unknown verdict {v} in {l}"),
-                },
+                accepted: alone::accepted(cols[3], l),
                 line: cols[4].to_string(),
                 message: cols.get(5).unwrap_or(&"").to_string(),
             }
         })
         .collect()
-}
-
-/// What the parser or the verifier says of `source`: empty if valid.
-fn diagnose(source: &str) -> Vec<Diagnostic> {
-    match ptx_parse::parse(source) {
-        Ok(module) => crate::verify(&module),
-        Err(errors) => errors,
-    }
 }
 
 #[derive(Default)]
@@ -106,64 +94,14 @@ fn percent(n: usize, d: usize) -> String {
     }
 }
 
-/// What became of one instance.
-struct Outcome {
-    rejected_by_us: bool,
-    on_line: bool,
-    first_error: String,
-}
-
-fn judge(
-    template_parts: &(String, String),
-    inst: &Instance,
-    cache: &mut BTreeMap<(String, String), (String, String, usize)>,
-) -> Outcome {
-    let (head, tail, line) = cache
-        .entry((inst.target.clone(), inst.version.clone()))
-        .or_insert_with(|| {
-            let subst = |s: &str| s.replace("@VERSION@", &inst.version).replace("@TARGET@", &inst.target);
-            let head = subst(&template_parts.0);
-            let line = head.matches('\n').count() + 1;
-            (head, subst(&template_parts.1), line)
-        })
-        .clone();
-    let source = format!("{head}{}{tail}", inst.line);
-    let errors = diagnose(&source);
-    Outcome {
-        rejected_by_us: !errors.is_empty(),
-        on_line: errors.iter().any(|d| line_of(&source, d.span.start) == line),
-        first_error: errors
-            .first()
-            .map(|d| format!("line {}: {}", line_of(&source, d.span.start), d.message))
-            .unwrap_or_default(),
-    }
-}
-
 #[test]
 fn verify_isa_sweep_against_ptxas() {
-    let template = read("template.ptx");
-    let (head, tail) = template.split_once("@INSTANCES@").expect("the template has @INSTANCES@");
-    let parts = (head.to_string(), tail.to_string());
+    let template = Template::load();
     let only_file = std::env::var("VERIFY_SWEEP_FILE").ok();
     let all: Vec<Instance> =
         instances().into_iter().filter(|i| only_file.as_ref().is_none_or(|f| *f == i.file)).collect();
     assert!(only_file.is_some() || all.len() >= 17000, "the sweep has {} instances", all.len());
-    // A few workers: the modules are independent.
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 4);
-    let chunk = all.len().div_ceil(workers).max(1);
-    let outcomes: Vec<Outcome> = std::thread::scope(|s| {
-        let handles: Vec<_> = all
-            .chunks(chunk)
-            .map(|part| {
-                let parts = &parts;
-                s.spawn(move || {
-                    let mut cache = BTreeMap::new();
-                    part.iter().map(|inst| judge(parts, inst, &mut cache)).collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("worker")).collect()
-    });
+    let outcomes = alone::judge_all(&all, |inst| template.judge(&inst.version, &inst.target, &inst.line));
     let missed_to_show: usize = std::env::var("VERIFY_SWEEP_MISSED").ok().and_then(|n| n.parse().ok()).unwrap_or(0);
     let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
     let mut false_rejects = Vec::new();
@@ -173,7 +111,7 @@ fn verify_isa_sweep_against_ptxas() {
         let row = rows.entry(&inst.file).or_default();
         if inst.accepted {
             row.accepted += 1;
-            if out.rejected_by_us {
+            if out.rejected {
                 row.false_rejects += 1;
                 false_rejects.push(format!(
                     "{} {} {}: {}\n    {}",
@@ -182,12 +120,10 @@ fn verify_isa_sweep_against_ptxas() {
             }
         } else {
             row.rejected += 1;
-            row.caught += out.rejected_by_us as usize;
-            row.caught_on_line += (out.rejected_by_us && out.on_line) as usize;
-            if !out.rejected_by_us {
-                // The message without its quoted specifics.
-                let message = inst.message.split('\'').step_by(2).collect::<Vec<_>>().join("'_'");
-                *missed_by_message.entry(message).or_default() += 1;
+            row.caught += out.rejected as usize;
+            row.caught_on_line += (out.rejected && out.on_line) as usize;
+            if !out.rejected {
+                *missed_by_message.entry(alone::without_quoted(&inst.message)).or_default() += 1;
                 let examples = missed_examples.entry(&inst.file).or_default();
                 if examples.len() < missed_to_show {
                     examples.push(format!("{}  (ptxas: {})", inst.line, inst.message));

@@ -1,8 +1,10 @@
 //! Integration tests of the verifier, one binary: checks by case, the ptxas
 //! oracle and the corpus (`checks`), the ISA sweep (`isa_sweep`), the
 //! form-mutation set (`form_mutations`) and the mutation set (`mutations`),
-//! with the helpers they share here.
+//! with the helpers they share here and in `alone` (a case alone in the
+//! sweep's template).
 
+mod alone;
 mod checks;
 mod form_mutations;
 mod isa_sweep;
