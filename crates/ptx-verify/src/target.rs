@@ -154,39 +154,11 @@ struct Judgement {
     forbidden: Vec<&'static Forbid>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Failing {
     need: &'static Need,
     version: bool,
     target: bool,
-    /// `need.with` as words of the vocabulary where they are (negated,
-    /// word), so that an instruction is matched without comparing text.
-    with: Box<[Result<(bool, ptx_ir::Word), &'static str>]>,
-}
-
-impl Failing {
-    fn new(need: &'static Need, version: bool, target: bool) -> Failing {
-        let with = need
-            .with
-            .iter()
-            .map(|&text| {
-                let (negated, word) = match text.strip_prefix('!') {
-                    Some(word) => (true, word),
-                    None => (false, text),
-                };
-                ptx_ir::Word::lookup(word).map(|w| (negated, w)).ok_or(text)
-            })
-            .collect();
-        Failing { need, version, target, with }
-    }
-
-    /// True if `inst` (of `func`) has every word of the need.
-    fn applies_to(&self, func: &Function, inst: &Inst) -> bool {
-        self.with.iter().all(|with| match *with {
-            Ok((negated, word)) => inst.modifiers.iter().any(|m| m.word() == Some(word)) != negated,
-            Err(text) => has_modifier(func, inst, text),
-        })
-    }
 }
 
 impl Target {
@@ -270,7 +242,7 @@ impl Target {
             for need in ISA.needs {
                 let (version, target) = (number < need.min_version, !allows_target(need, info));
                 if version || target {
-                    let failing = Failing::new(need, version, target);
+                    let failing = Failing { need, version, target };
                     if need.opcode.starts_with('%') {
                         judgement.failing_specials.push(failing);
                     } else {
@@ -366,7 +338,7 @@ impl Target {
             known => failing_by_opcode.get(&known).map_or(&[][..], |range| &failing[range.clone()]),
         };
         let unmet = |f: &Failing| Unmet { need: f.need, version: f.version, target: f.target };
-        if let Some(f) = rows.iter().find(|f| f.applies_to(func, inst)) {
+        if let Some(f) = rows.iter().find(|f| f.need.with.iter().all(|m| has_modifier(func, inst, m))) {
             return Some(unmet(f));
         }
         if failing_specials.is_empty() {
@@ -495,23 +467,18 @@ fn visit_specials(op: &Operand, f: &mut impl FnMut(ptx_ir::Name)) {
 }
 
 /// True if `inst` has the modifier spelled `text` (without its dot); for
-/// `!word`, true if it does not have `word`.
+/// `!word`, true if it does not have `word`. Asked of every instruction
+/// with a row in the table, so words are compared as words: the text is
+/// looked up once, not compared with each modifier's spelling.
 fn has_modifier(func: &Function, inst: &Inst, text: &str) -> bool {
     if let Some(absent) = text.strip_prefix('!') {
         return !has_modifier(func, inst, absent);
     }
+    let word = ptx_ir::Word::lookup(text);
     inst.modifiers.iter().any(|m| match m {
-        Modifier::Type(t) => t.as_str() == text,
-        Modifier::Space(s, None) => s.as_str() == text,
-        Modifier::Space(_, Some(w)) => w.as_str() == text,
-        Modifier::Rounding(r) => r.as_str() == text,
-        Modifier::Cmp(c) => c.as_str() == text,
-        Modifier::Prmt(p) => p.as_str() == text,
-        Modifier::Vector(n) => text.strip_prefix('v').and_then(|k| k.parse::<u8>().ok()) == Some(*n),
-        Modifier::Sat => text == "sat",
-        Modifier::Ftz => text == "ftz",
-        Modifier::Word(w) => w.as_str() == text,
         Modifier::Other(n) => func.names.get(*n) == text,
+        Modifier::Vector(n) => text.strip_prefix('v').and_then(|k| k.parse::<u8>().ok()) == Some(*n),
+        known => word.is_some() && known.word() == word,
     })
 }
 
