@@ -91,7 +91,7 @@ fn allows_target(need: &Need, info: &TargetInfo) -> bool {
 
 /// The forbidden forms that apply to `.version` `version` on `info` (every
 /// one without a target condition when the target is not known).
-fn forbidden_on(version: (u32, u32), info: Option<&'static TargetInfo>) -> Vec<&'static Forbid> {
+fn forbidden_on(version: (u32, u32), info: Option<&'static TargetInfo>) -> Vec<(&'static Forbid, Box<[WordTest]>)> {
     let number = version_number(version);
     let on_target = |f: &Forbid| {
         if f.targets.is_empty() {
@@ -105,7 +105,11 @@ fn forbidden_on(version: (u32, u32), info: Option<&'static TargetInfo>) -> Vec<&
             f.targets.contains(&info.name)
         }
     };
-    ISA.forbids.iter().filter(|f| number >= f.from_version && on_target(f)).collect()
+    ISA.forbids
+        .iter()
+        .filter(|f| number >= f.from_version && on_target(f))
+        .map(|f| (f, f.with.iter().map(|&w| WordTest::of(w)).collect()))
+        .collect()
 }
 
 /// What a module targets, `.version` and `sm_` target, and what of the
@@ -150,15 +154,46 @@ struct Judgement {
     failing_by_opcode: FxHashMap<Opcode, std::ops::Range<usize>>,
     /// Special-register needs the header fails.
     failing_specials: Vec<Failing>,
-    /// The forbidden forms that apply to this header.
-    forbidden: Vec<&'static Forbid>,
+    /// The forbidden forms that apply to this header, with their words.
+    forbidden: Vec<(&'static Forbid, Box<[WordTest]>)>,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Failing {
     need: &'static Need,
     version: bool,
     target: bool,
+    /// `need.with`, resolved against the vocabulary.
+    with: Box<[WordTest]>,
+}
+
+/// A word a row of the table requires of an instruction (`!word`: requires
+/// it absent), looked up in the vocabulary once, when a header is judged,
+/// not at every instruction.
+#[derive(Clone, Copy, Debug)]
+struct WordTest {
+    text: &'static str,
+    word: Option<ptx_ir::Word>,
+    negated: bool,
+}
+
+impl WordTest {
+    fn of(text: &'static str) -> WordTest {
+        let (negated, text) = match text.strip_prefix('!') {
+            Some(absent) => (true, absent),
+            None => (false, text),
+        };
+        WordTest { text, word: ptx_ir::Word::lookup(text), negated }
+    }
+
+    /// True if `inst` (of `func`) has the word, or lacks it if negated.
+    fn holds(&self, func: &Function, inst: &Inst) -> bool {
+        inst.modifiers.iter().any(|m| match m {
+            Modifier::Other(n) => func.names.get(*n) == self.text,
+            Modifier::Vector(n) => self.text.strip_prefix('v').and_then(|k| k.parse::<u8>().ok()) == Some(*n),
+            known => self.word.is_some() && known.word() == self.word,
+        }) != self.negated
+    }
 }
 
 impl Target {
@@ -242,7 +277,8 @@ impl Target {
             for need in ISA.needs {
                 let (version, target) = (number < need.min_version, !allows_target(need, info));
                 if version || target {
-                    let failing = Failing { need, version, target };
+                    let with = need.with.iter().map(|&w| WordTest::of(w)).collect();
+                    let failing = Failing { need, version, target, with };
                     if need.opcode.starts_with('%') {
                         judgement.failing_specials.push(failing);
                     } else {
@@ -314,7 +350,10 @@ impl Target {
             return None;
         }
         let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
-        forbidden.iter().copied().find(|f| f.opcode == opcode && f.with.iter().all(|m| has_modifier(func, inst, m)))
+        forbidden
+            .iter()
+            .find(|(f, with)| f.opcode == opcode && with.iter().all(|w| w.holds(func, inst)))
+            .map(|(f, _)| *f)
     }
 
     /// What `inst` (of `func`) needs that this target lacks, if anything:
@@ -338,7 +377,7 @@ impl Target {
             known => failing_by_opcode.get(&known).map_or(&[][..], |range| &failing[range.clone()]),
         };
         let unmet = |f: &Failing| Unmet { need: f.need, version: f.version, target: f.target };
-        if let Some(f) = rows.iter().find(|f| f.need.with.iter().all(|m| has_modifier(func, inst, m))) {
+        if let Some(f) = rows.iter().find(|f| f.with.iter().all(|w| w.holds(func, inst))) {
             return Some(unmet(f));
         }
         if failing_specials.is_empty() {
@@ -373,7 +412,7 @@ impl Target {
     /// target (the first, by opcode, whose words it has).
     pub fn need_of(func: &Function, inst: &Inst) -> Option<&'static Need> {
         let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
-        ISA.needs.iter().find(|n| n.opcode == opcode && n.with.iter().all(|m| has_modifier(func, inst, m)))
+        ISA.needs.iter().find(|n| n.opcode == opcode && n.with.iter().all(|&m| WordTest::of(m).holds(func, inst)))
     }
 
     /// The lowest `.version` and the targets `need` names, as a pass says it
@@ -464,22 +503,6 @@ fn visit_specials(op: &Operand, f: &mut impl FnMut(ptx_ir::Name)) {
         Operand::Not(inner) | Operand::Neg(inner) => visit_specials(inner, f),
         _ => {}
     }
-}
-
-/// True if `inst` has the modifier spelled `text` (without its dot); for
-/// `!word`, true if it does not have `word`. Asked of every instruction
-/// with a row in the table, so words are compared as words: the text is
-/// looked up once, not compared with each modifier's spelling.
-fn has_modifier(func: &Function, inst: &Inst, text: &str) -> bool {
-    if let Some(absent) = text.strip_prefix('!') {
-        return !has_modifier(func, inst, absent);
-    }
-    let word = ptx_ir::Word::lookup(text);
-    inst.modifiers.iter().any(|m| match m {
-        Modifier::Other(n) => func.names.get(*n) == text,
-        Modifier::Vector(n) => text.strip_prefix('v').and_then(|k| k.parse::<u8>().ok()) == Some(*n),
-        known => word.is_some() && known.word() == word,
-    })
 }
 
 /// Checks the header: a `.version` or `.target` ptxas 13.5 does not know, a
