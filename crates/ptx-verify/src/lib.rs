@@ -265,10 +265,11 @@ pub fn verify_function(func: &Function, module: &Verify) -> Vec<Diagnostic> {
 struct ThreadCaches {
     fills: forms::FillCache,
     portable: shape::PortableShapes,
+    literals: shape::LiteralReaders,
 }
 
 fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -> Vec<Diagnostic> {
-    let ThreadCaches { fills, portable } = caches;
+    let ThreadCaches { fills, portable, literals } = caches;
     let module_names = module.module_names.as_slice();
     let as_parsed = func.is_pristine();
     let mut v = Checker {
@@ -332,11 +333,12 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
             v.inst(inst);
             continue;
         };
-        let (hash, seen) = clean.lookup(inst);
+        let seen_as = shape::Seen::new(func, &v.placed, literals.read_values(module.isa, func, inst));
+        let (hash, seen) = clean.lookup(&seen_as, inst);
         if seen {
             continue;
         }
-        if across_functions && portable.lookup(func, inst) {
+        if across_functions && portable.lookup(&seen_as, inst) {
             clean.insert(hash, *id);
             continue;
         }

@@ -2,15 +2,21 @@
 //!
 //! Every per-instruction check of the verifier reads only the opcode, the
 //! modifiers, the guard's negation and register type, and the operands, of
-//! which registers only by their declared type (names, labels and literals as
-//! they are; both instructions are in the same function, so a name means the
-//! same thing in both). Real PTX repeats a few hundred such shapes across
-//! thousands of instructions, so checking each clean shape once per function
-//! makes verification several times cheaper. Only clean verdicts are
-//! remembered: an instruction with an error is always checked, so its
-//! diagnostics carry its own place.
+//! which registers only by their declared type, labels only by whether the
+//! function places them, address offsets only by whether there is one,
+//! floating-point literals only by their width, and integer literals only
+//! where a form of the opcode takes a listed or bounded literal (and for
+//! barrier numbers); names and symbols as they are (both instructions are in
+//! the same function, so a name means the same thing in both). Real PTX
+//! repeats a few hundred such shapes across thousands of instructions, so
+//! checking each clean shape once per function makes verification several
+//! times cheaper. Only clean verdicts are remembered: an instruction with an
+//! error is always checked, so its diagnostics carry its own place.
+//!
+//! Whoever makes a check read more of an operand than this must make the
+//! shape say it too (`hash_operand`, `same_operand`, `describe_operand`).
 
-use ptx_ir::{AddrBase, Function, Inst, InstId, Operand, RegId};
+use ptx_ir::{AddrBase, Function, Inst, InstId, Opcode, Operand, RegId};
 use rustc_hash::FxHasher;
 use std::hash::{Hash, Hasher};
 
@@ -35,13 +41,13 @@ impl<'f> CleanShapes<'f> {
     }
 
     /// The hash of `inst`'s shape, and whether an instruction of that shape
-    /// was found clean. Every register of `inst` must exist.
-    pub(super) fn lookup(&self, inst: &Inst) -> (u64, bool) {
+    /// was found clean. Every register and label of `inst` must exist.
+    pub(super) fn lookup(&self, seen_as: &Seen<'_>, inst: &Inst) -> (u64, bool) {
         let mut h = FxHasher::default();
-        hash_inst(self.func, inst, &mut h);
+        hash_inst(seen_as, inst, &mut h);
         let hash = h.finish();
         let seen = match self.slots[slot(hash, self.slots.len())] {
-            Some((known, id)) => known == hash && same_inst(self.func, &self.func.insts[id], inst),
+            Some((known, id)) => known == hash && same_inst(seen_as, &self.func.insts[id], inst),
             None => false,
         };
         (hash, seen)
@@ -59,11 +65,73 @@ fn slot(hash: u64, slots: usize) -> usize {
     (hash >> (64 - slots.trailing_zeros())) as usize
 }
 
+/// What of an instruction's operands the checks of one instruction read,
+/// beyond kinds and register types.
+pub(super) struct Seen<'f> {
+    func: &'f Function,
+    /// Per label of the function: placed in its body.
+    placed: &'f [bool],
+    /// The values of integer literals (see [`LiteralReaders`]).
+    literal_values: bool,
+}
+
+impl<'f> Seen<'f> {
+    pub(super) fn new(func: &'f Function, placed: &'f [bool], literal_values: bool) -> Self {
+        Seen { func, placed, literal_values }
+    }
+
+    fn placed(&self, l: ptx_ir::LabelId) -> bool {
+        self.placed.get(l.as_u32() as usize).copied().unwrap_or(false)
+    }
+}
+
+/// Which opcodes have checks that read an integer literal's value: a form
+/// with a `@immediate` operand (`cp-size = { 4, 8, 16 }`) or a `@range`,
+/// and `bar`/`barrier` (barrier numbers and thread counts). For the rest a
+/// literal counts by its kind alone, so `add.s32 d, a, 1` and `add.s32 d,
+/// a, 2` are one shape. Per thread, for one description at a time.
+#[derive(Default)]
+pub(super) struct LiteralReaders {
+    /// The description, as an address.
+    isa: usize,
+    /// Per opcode index of the IR: 0 not yet known, 1 no, 2 yes.
+    known: Vec<u8>,
+}
+
+impl LiteralReaders {
+    /// True if a check of `inst` may read the value of an integer literal.
+    pub(super) fn read_values(&mut self, isa: &'static ptx_isa::Isa, func: &Function, inst: &Inst) -> bool {
+        if matches!(inst.opcode, Opcode::Bar | Opcode::Barrier) {
+            return true;
+        }
+        // An opcode the IR does not know is unknown to the checks too.
+        let Some(index) = inst.opcode.index() else { return true };
+        let address = isa as *const ptx_isa::Isa as usize;
+        if self.isa != address {
+            self.isa = address;
+            self.known.clear();
+        }
+        if self.known.len() <= index {
+            self.known.resize(index + 1, 0);
+        }
+        if self.known[index] == 0 {
+            let reads = match crate::matcher::opcode_of(isa, func, inst) {
+                Some((op, _)) => {
+                    isa.forms_of(op).iter().any(|f| f.operands.iter().any(|s| s.immediate || s.range.is_some()))
+                }
+                None => true,
+            };
+            self.known[index] = if reads { 2 } else { 1 };
+        }
+        self.known[index] == 2
+    }
+}
+
 fn reg_ty(func: &Function, r: RegId) -> ptx_ir::RegType {
     func.regs[r].ty
 }
 
-fn hash_inst(func: &Function, inst: &Inst, h: &mut FxHasher) {
+fn hash_inst(seen: &Seen<'_>, inst: &Inst, h: &mut FxHasher) {
     inst.opcode.hash(h);
     inst.modifiers.hash(h);
     match inst.guard {
@@ -71,16 +139,17 @@ fn hash_inst(func: &Function, inst: &Inst, h: &mut FxHasher) {
         Some(g) => {
             1u8.hash(h);
             g.negated.hash(h);
-            reg_ty(func, g.reg).hash(h);
+            reg_ty(seen.func, g.reg).hash(h);
         }
     }
     inst.operands.len().hash(h);
     for op in &inst.operands {
-        hash_operand(func, op, h);
+        hash_operand(seen, op, h);
     }
 }
 
-fn hash_operand(func: &Function, op: &Operand, h: &mut FxHasher) {
+fn hash_operand(seen: &Seen<'_>, op: &Operand, h: &mut FxHasher) {
+    let func = seen.func;
     std::mem::discriminant(op).hash(h);
     match op {
         Operand::Reg(r) => reg_ty(func, *r).hash(h),
@@ -96,6 +165,13 @@ fn hash_operand(func: &Function, op: &Operand, h: &mut FxHasher) {
             reg_ty(func, *r).hash(h);
             i.hash(h);
         }
+        Operand::Int(i) => {
+            if seen.literal_values {
+                i.bits.hash(h);
+            }
+        }
+        Operand::Float(f) => f.single.hash(h),
+        Operand::Label(l) => seen.placed(*l).hash(h),
         Operand::Address(a) => {
             match a.base {
                 AddrBase::Reg(r) => {
@@ -107,28 +183,29 @@ fn hash_operand(func: &Function, op: &Operand, h: &mut FxHasher) {
                     other.hash(h);
                 }
             }
-            (a.offset, a.explicit_zero, a.unified, a.rest.len()).hash(h);
+            (a.offset != 0, a.explicit_zero, a.unified, a.rest.len()).hash(h);
             for o in &a.rest {
-                hash_operand(func, o, h);
+                hash_operand(seen, o, h);
             }
         }
         Operand::Vector(ops) | Operand::Parens(ops) => {
             ops.len().hash(h);
             for o in ops.iter() {
-                hash_operand(func, o, h);
+                hash_operand(seen, o, h);
             }
         }
         Operand::Pair(pair) => {
-            hash_operand(func, &pair.0, h);
-            hash_operand(func, &pair.1, h);
+            hash_operand(seen, &pair.0, h);
+            hash_operand(seen, &pair.1, h);
         }
-        Operand::Not(inner) | Operand::Neg(inner) => hash_operand(func, inner, h),
+        Operand::Not(inner) | Operand::Neg(inner) => hash_operand(seen, inner, h),
         // No register inside: the operand as it is.
         other => other.hash(h),
     }
 }
 
-fn same_inst(func: &Function, a: &Inst, b: &Inst) -> bool {
+fn same_inst(seen: &Seen<'_>, a: &Inst, b: &Inst) -> bool {
+    let func = seen.func;
     let guards = match (a.guard, b.guard) {
         (None, None) => true,
         (Some(x), Some(y)) => x.negated == y.negated && reg_ty(func, x.reg) == reg_ty(func, y.reg),
@@ -138,41 +215,46 @@ fn same_inst(func: &Function, a: &Inst, b: &Inst) -> bool {
         && a.opcode == b.opcode
         && a.modifiers == b.modifiers
         && a.operands.len() == b.operands.len()
-        && a.operands.iter().zip(&b.operands).all(|(x, y)| same_operand(func, x, y))
+        && a.operands.iter().zip(&b.operands).all(|(x, y)| same_operand(seen, x, y))
 }
 
-fn same_operand(func: &Function, a: &Operand, b: &Operand) -> bool {
+fn same_operand(seen: &Seen<'_>, a: &Operand, b: &Operand) -> bool {
+    let func = seen.func;
     let same_reg = |x: &RegId, y: &RegId| reg_ty(func, *x) == reg_ty(func, *y);
     let same_all =
-        |x: &[Operand], y: &[Operand]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_operand(func, p, q));
+        |x: &[Operand], y: &[Operand]| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_operand(seen, p, q));
     match (a, b) {
         (Operand::Reg(x), Operand::Reg(y)) => same_reg(x, y),
         (Operand::RegComponent(x, c), Operand::RegComponent(y, d)) => c == d && same_reg(x, y),
         (Operand::RegSelect(x, n), Operand::RegSelect(y, m)) => n == m && same_reg(x, y),
         (Operand::RegOffset(x, i), Operand::RegOffset(y, j)) => i == j && same_reg(x, y),
+        (Operand::Int(x), Operand::Int(y)) => !seen.literal_values || x.bits == y.bits,
+        (Operand::Float(x), Operand::Float(y)) => x.single == y.single,
+        (Operand::Label(x), Operand::Label(y)) => seen.placed(*x) == seen.placed(*y),
         (Operand::Address(x), Operand::Address(y)) => {
             let bases = match (&x.base, &y.base) {
                 (AddrBase::Reg(p), AddrBase::Reg(q)) => same_reg(p, q),
                 (p, q) => p == q,
             };
             bases
-                && x.offset == y.offset
+                && (x.offset != 0) == (y.offset != 0)
                 && x.explicit_zero == y.explicit_zero
                 && x.unified == y.unified
                 && same_all(&x.rest, &y.rest)
         }
         (Operand::Vector(x), Operand::Vector(y)) | (Operand::Parens(x), Operand::Parens(y)) => same_all(x, y),
-        (Operand::Pair(x), Operand::Pair(y)) => same_operand(func, &x.0, &y.0) && same_operand(func, &x.1, &y.1),
-        (Operand::Not(x), Operand::Not(y)) | (Operand::Neg(x), Operand::Neg(y)) => same_operand(func, x, y),
+        (Operand::Pair(x), Operand::Pair(y)) => same_operand(seen, &x.0, &y.0) && same_operand(seen, &x.1, &y.1),
+        (Operand::Not(x), Operand::Not(y)) | (Operand::Neg(x), Operand::Neg(y)) => same_operand(seen, x, y),
         // Different kinds, or kinds without registers: compared as they are.
         _ => a == b,
     }
 }
 
 /// Clean shapes across the functions a thread checks, for instructions
-/// whose shape names nothing of their function: no symbol, label or word
-/// the vocabulary lacks, so registers count by their declared type,
-/// literals and special registers as written. Such an instruction gets the
+/// whose shape names nothing of their function: no symbol or word the
+/// vocabulary lacks, so registers count by their declared type, labels by
+/// whether they are placed, literals and special registers as the
+/// function's shapes count them. Such an instruction gets the
 /// same verdict in any function of a module (the per-instruction checks
 /// read nothing else of the function), and templated code repeats the same
 /// instructions over many small functions, each of which would otherwise
@@ -207,10 +289,10 @@ impl PortableShapes {
     /// True if an instruction of `inst`'s shape was found clean. False
     /// too if `inst` names something of its function; after false,
     /// [`PortableShapes::insert_last`] remembers `inst`'s shape as clean.
-    pub(super) fn lookup(&mut self, func: &Function, inst: &Inst) -> bool {
+    pub(super) fn lookup(&mut self, seen: &Seen<'_>, inst: &Inst) -> bool {
         let mut bytes = Recorder(std::mem::take(&mut self.scratch));
         bytes.0.clear();
-        let portable = describe_inst(func, inst, &mut bytes);
+        let portable = describe_inst(seen, inst, &mut bytes);
         self.scratch = bytes.0;
         if !portable {
             self.scratch.clear();
@@ -295,9 +377,9 @@ impl Hasher for Recorder {
     }
 }
 
-/// Writes the shape of `inst` into `out`; false if it names a symbol, a
-/// label or a word the vocabulary lacks.
-fn describe_inst(func: &Function, inst: &Inst, out: &mut Recorder) -> bool {
+/// Writes the shape of `inst` into `out`; false if it names a symbol or a
+/// word the vocabulary lacks.
+fn describe_inst(seen: &Seen<'_>, inst: &Inst, out: &mut Recorder) -> bool {
     let Some(opcode) = inst.opcode.index() else { return false };
     opcode.hash(out);
     if inst.modifiers.iter().any(|m| matches!(m, ptx_ir::Modifier::Other(_))) {
@@ -309,14 +391,15 @@ fn describe_inst(func: &Function, inst: &Inst, out: &mut Recorder) -> bool {
         Some(g) => {
             1u8.hash(out);
             g.negated.hash(out);
-            reg_ty(func, g.reg).hash(out);
+            reg_ty(seen.func, g.reg).hash(out);
         }
     }
     inst.operands.len().hash(out);
-    inst.operands.iter().all(|op| describe_operand(func, op, out))
+    inst.operands.iter().all(|op| describe_operand(seen, op, out))
 }
 
-fn describe_operand(func: &Function, op: &Operand, out: &mut Recorder) -> bool {
+fn describe_operand(seen: &Seen<'_>, op: &Operand, out: &mut Recorder) -> bool {
+    let func = seen.func;
     std::mem::discriminant(op).hash(out);
     match op {
         Operand::Reg(r) => reg_ty(func, *r).hash(out),
@@ -333,9 +416,14 @@ fn describe_operand(func: &Function, op: &Operand, out: &mut Recorder) -> bool {
             i.hash(out);
         }
         Operand::Special(name) => func.names.get(*name).hash(out),
-        Operand::Int(i) => i.hash(out),
-        Operand::Float(f) => f.hash(out),
+        Operand::Int(i) => {
+            if seen.literal_values {
+                i.bits.hash(out);
+            }
+        }
+        Operand::Float(f) => f.single.hash(out),
         Operand::Sink => {}
+        Operand::Label(l) => seen.placed(*l).hash(out),
         Operand::Address(a) => {
             match a.base {
                 AddrBase::Reg(r) => {
@@ -348,16 +436,16 @@ fn describe_operand(func: &Function, op: &Operand, out: &mut Recorder) -> bool {
                 }
                 AddrBase::Symbol(_) => return false,
             }
-            (a.offset, a.explicit_zero, a.unified, a.rest.len()).hash(out);
-            return a.rest.iter().all(|o| describe_operand(func, o, out));
+            (a.offset != 0, a.explicit_zero, a.unified, a.rest.len()).hash(out);
+            return a.rest.iter().all(|o| describe_operand(seen, o, out));
         }
         Operand::Vector(ops) | Operand::Parens(ops) => {
             ops.len().hash(out);
-            return ops.iter().all(|o| describe_operand(func, o, out));
+            return ops.iter().all(|o| describe_operand(seen, o, out));
         }
-        Operand::Pair(pair) => return describe_operand(func, &pair.0, out) && describe_operand(func, &pair.1, out),
-        Operand::Not(inner) | Operand::Neg(inner) => return describe_operand(func, inner, out),
-        Operand::Label(_) | Operand::Symbol(_) | Operand::SymbolOffset(..) => return false,
+        Operand::Pair(pair) => return describe_operand(seen, &pair.0, out) && describe_operand(seen, &pair.1, out),
+        Operand::Not(inner) | Operand::Neg(inner) => return describe_operand(seen, inner, out),
+        Operand::Symbol(_) | Operand::SymbolOffset(..) => return false,
     }
     true
 }

@@ -685,3 +685,25 @@ fn batches_see_what_earlier_batches_declare() {
         }
     }
 }
+
+/// A clean instruction vouches for the later ones of its shape
+/// (`crates/ptx-verify/src/shape.rs`), and a shape counts an integer
+/// literal by its value only where a check reads it: a listed or bounded
+/// operand, a barrier number or thread count. The first of each pair is
+/// clean, the second is not, and each is followed by one whose literal no
+/// check reads. ptxas 13.5 rejects lines 2, 4, 6 and 8 alone.
+#[test]
+fn a_clean_literal_vouches_only_where_values_do_not_matter() {
+    check(
+        "mbarrier.init.shared.b64 [%rd1], 1;\nmbarrier.init.shared.b64 [%rd1], 0;\n\
+         pmevent 1;\npmevent 16;\n\
+         bar.sync 0;\nbar.sync 16;\n\
+         bar.sync 1, 64;\nbar.sync 1, 48;\n\
+         add.s32 %r1, %r2, 1;\nadd.s32 %r1, %r2, 0x7fffffff;\n\
+         ld.global.u32 %r1, [%rd1+4];\nld.global.u32 %r1, [%rd1+-4000];",
+        "2: mbarrier: operand 2 must be a .b32 register or a value (count)
+         4: pmevent: operand 1 must be one of 0, 1, 2
+         6: barrier number 16 is out of range 0..15
+         8: barrier thread count 48 is not a multiple of the warp size (32)",
+    );
+}
