@@ -151,7 +151,7 @@ pub fn operand_choices_checked<'a>(
         let broken = specs.iter().enumerate().find_map(|(i, s)| {
             let w = s.with_word?;
             (words.has(w) != present(i)).then_some(WithViolation {
-                operand: s.name,
+                operand: s.name.as_str(),
                 word: w,
                 word_present: words.has(w),
             })

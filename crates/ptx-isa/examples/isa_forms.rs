@@ -15,7 +15,7 @@ fn main() {
     };
     let wanted: Vec<String> = std::env::args().skip(1).collect();
     for (i, op) in isa.opcodes.iter().enumerate() {
-        if !wanted.is_empty() && !wanted.iter().any(|w| w == op.name) {
+        if !wanted.is_empty() && !wanted.iter().any(|w| op.name == w.as_str()) {
             continue;
         }
         println!("opcode {} ({:?}, {:?}, {:?})", op.name, op.effects, op.control, op.shape);

@@ -8,6 +8,207 @@
 /// generated tables, where it is a [`crate::Word`]).
 pub type WordId = u16;
 
+/// A string of the tables. The generated tables keep every string in one
+/// pool and name it by its place there ([`Text::Pooled`]), not by a
+/// pointer: a position-independent binary relocates every pointer of its
+/// static data at load, which costs every process memory whether it reads
+/// the tables or not. Tables built at run time ([`crate::description`])
+/// hold the string itself. Reads as a `str` either way.
+#[derive(Clone, Copy)]
+pub enum Text {
+    /// Bytes `start..end` of the generated string pool.
+    Pooled(u32, u32),
+    /// The string itself.
+    Static(&'static str),
+}
+
+impl Text {
+    /// The string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Text::Pooled(start, end) => &crate::generated::tables::STRINGS[start as usize..end as usize],
+            Text::Static(s) => s,
+        }
+    }
+}
+
+impl From<&'static str> for Text {
+    fn from(s: &'static str) -> Text {
+        Text::Static(s)
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Text {}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialOrd for Text {
+    fn partial_cmp(&self, other: &Text) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Text {
+    fn cmp(&self, other: &Text) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for Text {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A list of the tables: a range of the generated pool of its element type
+/// ([`List::Pooled`], no pointer, as for [`Text`]) or a slice anywhere
+/// else. Reads as a slice either way.
+pub enum List<T: 'static> {
+    /// Elements `start..end` of the generated pool of `T`.
+    Pooled(u32, u32),
+    /// The elements themselves.
+    Static(&'static [T]),
+}
+
+/// An element type the generated tables keep lists of in one pool.
+pub trait Pooled: Sized + 'static {
+    /// The pool.
+    fn pool() -> &'static [Self];
+}
+
+impl<T: Pooled> List<T> {
+    /// The elements.
+    pub fn as_slice(&self) -> &'static [T] {
+        match *self {
+            List::Pooled(start, end) => &T::pool()[start as usize..end as usize],
+            List::Static(s) => s,
+        }
+    }
+}
+
+impl<T> Clone for List<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for List<T> {}
+
+impl<T> From<&'static [T]> for List<T> {
+    fn from(s: &'static [T]) -> List<T> {
+        List::Static(s)
+    }
+}
+
+impl<T: Pooled> std::ops::Deref for List<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T: Pooled + PartialEq> PartialEq for List<T> {
+    fn eq(&self, other: &List<T>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Pooled + Eq> Eq for List<T> {}
+
+impl<T: Pooled + PartialOrd> PartialOrd for List<T> {
+    fn partial_cmp(&self, other: &List<T>) -> Option<std::cmp::Ordering> {
+        self.as_slice().partial_cmp(other.as_slice())
+    }
+}
+
+impl<T: Pooled + Ord> Ord for List<T> {
+    fn cmp(&self, other: &List<T>) -> std::cmp::Ordering {
+        self.as_slice().cmp(other.as_slice())
+    }
+}
+
+impl<T: Pooled + std::fmt::Debug> std::fmt::Debug for List<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+
+impl<T: Pooled> IntoIterator for &List<T> {
+    type Item = &'static T;
+    type IntoIter = std::slice::Iter<'static, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl Pooled for u16 {
+    fn pool() -> &'static [u16] {
+        &crate::generated::tables::TABLES.u16s
+    }
+}
+
+impl Pooled for i64 {
+    fn pool() -> &'static [i64] {
+        &crate::generated::tables::TABLES.i64s
+    }
+}
+
+impl Pooled for Text {
+    fn pool() -> &'static [Text] {
+        &crate::generated::tables::TABLES.texts
+    }
+}
+
+impl Pooled for Slot {
+    fn pool() -> &'static [Slot] {
+        &crate::generated::tables::TABLES.slots
+    }
+}
+
+impl Pooled for OperandSpec {
+    fn pool() -> &'static [OperandSpec] {
+        &crate::generated::tables::TABLES.operands
+    }
+}
+
 /// How the operands of an instruction are accessed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Shape {
@@ -161,7 +362,7 @@ pub struct TypeInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpcodeInfo {
     /// The name (`ld`).
-    pub name: &'static str,
+    pub name: Text,
     /// What it does beyond its results, unless a form says otherwise.
     pub effects: Effects,
     /// What it does to control flow.
@@ -172,10 +373,10 @@ pub struct OpcodeInfo {
     pub forms: (u32, u32),
     /// Words ptxas accepts on this opcode and ignores (`or.infinite.b32`),
     /// sorted.
-    pub ignored: &'static [WordId],
+    pub ignored: List<WordId>,
     /// Every word a slot of its forms holds, sorted: whether a word is one
     /// of this opcode's at all is a binary search.
-    pub words: &'static [WordId],
+    pub words: List<WordId>,
 }
 
 /// A syntax block: one `syntax` section of the description, taken from one
@@ -183,13 +384,13 @@ pub struct OpcodeInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Block {
     /// The ISA section number (`9.7.1.1`).
-    pub number: &'static str,
+    pub number: Text,
     /// The ISA section title.
-    pub title: &'static str,
+    pub title: Text,
     /// The ISA file it comes from, relative to `spec/ptx-isa-9.1/9_instruction_set/97_instructions`.
-    pub spec: &'static str,
+    pub spec: Text,
     /// The description file and line of the `syntax` line.
-    pub file: &'static str,
+    pub file: Text,
     /// Line of the `syntax` line.
     pub line: u32,
 }
@@ -206,11 +407,11 @@ pub struct Form {
     /// Line of its template in the description file.
     pub line: u32,
     /// The template as written (`add{.sat}.s32 d, a, b;`).
-    pub text: &'static str,
+    pub text: Text,
     /// The modifier slots, in template order.
     pub slots: SlotList,
     /// The operands, in order.
-    pub operands: &'static [OperandSpec],
+    pub operands: List<OperandSpec>,
     /// Which operands it writes.
     pub shape: Shape,
     /// What it does beyond its results.
@@ -218,14 +419,13 @@ pub struct Form {
 }
 
 /// A form's slots: indices into a table of slots that forms share (so the
-/// generated tables hold each distinct slot once and need no pointer per
-/// slot, which a position-independent binary would relocate at load).
+/// generated tables hold each distinct slot once).
 #[derive(Clone, Copy, Debug)]
 pub struct SlotList {
     /// Indices into `table`, in template order.
-    pub ids: &'static [u16],
+    pub ids: List<u16>,
     /// The slots the indices are into.
-    pub table: &'static [Slot],
+    pub table: List<Slot>,
 }
 
 impl SlotList {
@@ -241,7 +441,7 @@ impl SlotList {
 
     /// The slots, in template order.
     pub fn iter(&self) -> SlotIter {
-        SlotIter { ids: self.ids.iter(), table: self.table }
+        SlotIter { ids: self.ids.as_slice().iter(), table: self.table.as_slice() }
     }
 }
 
@@ -325,9 +525,9 @@ pub enum Presence {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slot {
     /// The set's name (`type`, `sem`), or the literal word.
-    pub name: &'static str,
+    pub name: Text,
     /// The words it takes, sorted.
-    pub words: &'static [WordId],
+    pub words: List<WordId>,
     /// Whether it must be there.
     pub presence: Presence,
     /// True if its words are types: types keep their order (`cvt.f32.s32`).
@@ -361,7 +561,7 @@ pub enum OperandKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OperandSpec {
     /// Its name in the template (`d`, `cache-policy`, `a-desc`).
-    pub name: &'static str,
+    pub name: Text,
     /// What it takes.
     pub kind: OperandKind,
     /// True for `{, x}`.
@@ -371,7 +571,7 @@ pub struct OperandSpec {
     /// Must be an integer literal (`@immediate`), one of `values` if any.
     pub immediate: bool,
     /// The literal values it may take (`cp-size = { 4, 8, 16 }`), if listed.
-    pub values: &'static [i64],
+    pub values: List<i64>,
     /// The state space an address operand must name, if the template says
     /// (`@space dstMem: .dst`): the words of that slot, or one literal.
     pub space: Option<SpaceRule>,
@@ -409,20 +609,20 @@ pub enum SpaceRule {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Need {
     /// The opcode, or a special register (`%cluster_ctarank`).
-    pub opcode: &'static str,
+    pub opcode: Text,
     /// Words every such instruction has.
-    pub with: &'static [&'static str],
+    pub with: List<Text>,
     /// Lowest `.version` (major * 10 + minor).
     pub min_version: u32,
     /// The lowest target and whether every probed target from it up accepts
     /// it (`sm_90+`); else the accepting targets are listed.
-    pub targets: &'static [&'static str],
+    pub targets: List<Text>,
     /// True for `sm_NN+`: every probed target numbered from `targets[0]` up.
     pub from_lowest: bool,
     /// The probe line.
-    pub probe: &'static str,
+    pub probe: Text,
     /// The target the probe is accepted on at `min_version`.
-    pub probe_target: &'static str,
+    pub probe_target: Text,
 }
 
 impl Isa {
@@ -436,7 +636,7 @@ impl Isa {
 
     /// The opcode named `name`, with its index.
     pub fn opcode(&self, name: &str) -> Option<(u16, &OpcodeInfo)> {
-        let i = self.opcodes.binary_search_by(|o| o.name.cmp(name)).ok()?;
+        let i = self.opcodes.binary_search_by(|o| o.name.as_str().cmp(name)).ok()?;
         Some((i as u16, &self.opcodes[i]))
     }
 

@@ -577,7 +577,7 @@ impl<'f> Checker<'f> {
         }
         // The instruction types, less those ptxas ignores on this opcode
         // (`add.s32.pred`: the description's `ignored` words).
-        let ignored = matcher::opcode_of(self.isa, self.func, inst).map_or(&[][..], |(_, o)| o.ignored);
+        let ignored = matcher::opcode_of(self.isa, self.func, inst).map_or(&[][..], |(_, o)| o.ignored.as_slice());
         let mut types = [ScalarType::Pred; MAX_TYPES];
         let mut n = 0;
         for t in inst.types() {

@@ -85,7 +85,7 @@ fn allows_target(need: &Need, info: &TargetInfo) -> bool {
         let lowest = need.targets.first().and_then(|t| split_sm(t)).map_or(u32::MAX, |(n, _)| n);
         split_sm(info.name).is_some_and(|(n, _)| n >= lowest)
     } else {
-        need.targets.contains(&info.name)
+        need.targets.iter().any(|t| *t == info.name)
     }
 }
 
@@ -277,7 +277,7 @@ impl Target {
             for need in ISA.needs {
                 let (version, target) = (number < need.min_version, !allows_target(need, info));
                 if version || target {
-                    let with = need.with.iter().map(|&w| WordTest::of(w)).collect();
+                    let with = need.with.iter().map(|w| WordTest::of(w.as_str())).collect();
                     let failing = Failing { need, version, target, with };
                     if need.opcode.starts_with('%') {
                         judgement.failing_specials.push(failing);
@@ -289,7 +289,7 @@ impl Target {
             let failing = &judgement.failing;
             let mut start = 0;
             while start < failing.len() {
-                let opcode = failing[start].need.opcode;
+                let opcode = failing[start].need.opcode.as_str();
                 let end = start + failing[start..].iter().take_while(|f| f.need.opcode == opcode).count();
                 if let Some(known) = Opcode::from_name(opcode) {
                     judgement.failing_by_opcode.insert(known, start..end);
@@ -370,7 +370,7 @@ impl Target {
         let rows = match inst.opcode {
             Opcode::Other(name) => {
                 let opcode = func.names.get(name);
-                let start = failing.partition_point(|f| f.need.opcode < opcode);
+                let start = failing.partition_point(|f| f.need.opcode.as_str() < opcode);
                 let end = start + failing[start..].iter().take_while(|f| f.need.opcode == opcode).count();
                 &failing[start..end]
             }
@@ -412,13 +412,19 @@ impl Target {
     /// target (the first, by opcode, whose words it has).
     pub fn need_of(func: &Function, inst: &Inst) -> Option<&'static Need> {
         let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
-        ISA.needs.iter().find(|n| n.opcode == opcode && n.with.iter().all(|&m| WordTest::of(m).holds(func, inst)))
+        ISA.needs
+            .iter()
+            .find(|n| n.opcode == opcode && n.with.iter().all(|m| WordTest::of(m.as_str()).holds(func, inst)))
     }
 
     /// The lowest `.version` and the targets `need` names, as a pass says it
     /// (`PTX 6.5 and sm_72`).
     pub fn describe_need(need: &Need) -> String {
-        let targets = if need.from_lowest { need.targets[0].to_string() } else { need.targets.join(", ") };
+        let targets = if need.from_lowest {
+            need.targets[0].to_string()
+        } else {
+            need.targets.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+        };
         format!("PTX {}.{} and {targets}", need.min_version / 10, need.min_version % 10)
     }
 
@@ -426,7 +432,7 @@ impl Target {
     pub fn message(&self, unmet: &Unmet) -> String {
         let need = unmet.need;
         let mut what = need.opcode.to_string();
-        for m in need.with {
+        for m in need.with.as_slice() {
             what.push('.');
             what.push_str(m);
         }
@@ -675,11 +681,11 @@ mod tests {
         let (mut below_version, mut outside_target) = (0, 0);
         let mut failures = Vec::new();
         for row in ISA.needs {
-            let target = target_info(row.probe_target).expect("the probe's target is in the table");
-            let accepted = inst_errors(row.min_version, row.probe_target, row.probe);
+            let (probe, probe_target) = (row.probe.as_str(), row.probe_target.as_str());
+            let target = target_info(probe_target).expect("the probe's target is in the table");
+            let accepted = inst_errors(row.min_version, probe_target, probe);
             if !accepted.is_empty() {
-                failures
-                    .push(format!("{}: rejected at {} {}: {accepted:?}", row.probe, row.probe_target, row.min_version));
+                failures.push(format!("{}: rejected at {} {}: {accepted:?}", probe, probe_target, row.min_version));
             }
             let lower = ISA
                 .versions
@@ -688,15 +694,15 @@ mod tests {
                 .find(|&&v| v < row.min_version && v >= target.min_version.max(ISA.probed_from));
             if let Some(&v) = lower {
                 below_version += 1;
-                if inst_errors(v, row.probe_target, row.probe).is_empty() {
-                    failures.push(format!("{}: not rejected at {} {v}", row.probe, row.probe_target));
+                if inst_errors(v, probe_target, probe).is_empty() {
+                    failures.push(format!("{}: not rejected at {} {v}", probe, probe_target));
                 }
             }
             let outside = ISA.targets.iter().find(|t| t.probed && !allows_target(row, t));
             if let Some(t) = outside {
                 outside_target += 1;
                 let newest = *ISA.versions.last().unwrap();
-                if inst_errors(newest, t.name, row.probe).is_empty() {
+                if inst_errors(newest, t.name, probe).is_empty() {
                     failures.push(format!("{}: not rejected on {}", row.probe, t.name));
                 }
             }

@@ -62,7 +62,7 @@ mod syntax;
 
 use crate::model::{
     Block, Control, Effects, Form, Isa, Need, OpcodeInfo, OperandKind, OperandSpec, Presence, Shape, Slot, SlotList,
-    SpaceRule, TypeClass, TypeInfo, TypeRule, WordId,
+    SpaceRule, Text, TypeClass, TypeInfo, TypeRule, WordId,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use syntax::{parse_elems, parse_operands, Elem, RawKind, RawOperand, Suffix};
@@ -361,13 +361,13 @@ impl Reader {
         let opcode = leak_str(words.next().unwrap_or(""));
         let with: Vec<&'static str> = words.map(leak_str).collect();
         self.needs.push(Need {
-            opcode,
-            with: leak(with),
+            opcode: opcode.into(),
+            with: leak(with.into_iter().map(Text::from).collect()).into(),
             min_version,
-            targets: leak(list),
+            targets: leak(list.into_iter().map(Text::from).collect()).into(),
             from_lowest,
-            probe: leak_str(probe.trim()),
-            probe_target,
+            probe: leak_str(probe.trim()).into(),
+            probe_target: probe_target.into(),
         });
     }
 
@@ -420,10 +420,10 @@ impl Reader {
         };
         self.blocks.push(RawBlock {
             block: Block {
-                number: leak_str(number),
-                title: leak_str(title),
-                spec: leak_str(spec),
-                file: leak_str(file),
+                number: leak_str(number).into(),
+                title: leak_str(title).into(),
+                spec: leak_str(spec).into(),
+                file: leak_str(file).into(),
                 line: line_no,
             },
             statements: Vec::new(),
@@ -510,8 +510,8 @@ impl Reader {
                 .slots
                 .iter()
                 .map(|s| Slot {
-                    name: leak_str(&s.name),
-                    words: leak(s.words.iter().map(|w| id(w)).collect()),
+                    name: leak_str(&s.name).into(),
+                    words: leak(s.words.iter().map(|w| id(w)).collect()).into(),
                     presence: s.presence,
                     is_type: !s.words.is_empty() && s.words.iter().all(|w| self.types.iter().any(|t| t.name == w)),
                 })
@@ -520,12 +520,12 @@ impl Reader {
                 .operands
                 .iter()
                 .map(|o| OperandSpec {
-                    name: leak_str(&o.name),
+                    name: leak_str(&o.name).into(),
                     kind: o.kind,
                     optional: o.optional,
                     with_word: o.with_word.as_deref().map(&id),
                     immediate: o.immediate,
-                    values: leak(o.values.clone()),
+                    values: leak(o.values.clone()).into(),
                     space: o.space.as_ref().map(|s| match s {
                         PendingSpace::Slot(i) => SpaceRule::Slot(*i),
                         PendingSpace::Word(w) => SpaceRule::Word(id(w)),
@@ -542,9 +542,9 @@ impl Reader {
                 opcode: op as u16,
                 block: f.block,
                 line: f.line,
-                text: leak_str(&f.text),
-                slots: SlotList { ids: leak((0..slots.len() as u16).collect()), table: leak(slots) },
-                operands: leak(operands),
+                text: leak_str(&f.text).into(),
+                slots: SlotList { ids: leak((0..slots.len() as u16).collect()).into(), table: leak(slots).into() },
+                operands: leak(operands).into(),
                 shape: f.shape.unwrap_or(decl.shape),
                 effects: f.effects.unwrap_or(decl.effects),
             });
@@ -568,13 +568,13 @@ impl Reader {
                     .map(|ws| ws.iter().map(|w| id(w)).filter(|w| !own.contains(w)).collect())
                     .unwrap_or_default();
                 OpcodeInfo {
-                    name: leak_str(name),
+                    name: leak_str(name).into(),
                     effects: decl.effects,
                     control: decl.control,
                     shape: decl.shape,
                     forms: ranges[i],
-                    ignored: leak(ignored.into_iter().collect()),
-                    words: leak(own.into_iter().collect()),
+                    ignored: leak(ignored.into_iter().collect()).into(),
+                    words: leak(own.into_iter().collect()).into(),
                 }
             })
             .collect();
@@ -582,7 +582,7 @@ impl Reader {
             return Err(self.errors);
         }
         let mut needs = self.needs;
-        needs.sort_by(|a, b| (a.opcode, a.with).cmp(&(b.opcode, b.with)));
+        needs.sort_by_key(|a| (a.opcode, a.with));
         Ok(Box::leak(Box::new(Isa {
             words: leak(words),
             types: leak(self.types),
@@ -601,7 +601,7 @@ impl Reader {
 
     /// The forms of one syntax block.
     fn block_forms(&mut self, index: u16, block: &RawBlock, out: &mut Vec<PendingForm>) {
-        let file = block.block.file;
+        let file = block.block.file.as_str();
         let mut notes = BlockNotes::default();
         for (line, st) in &block.statements {
             if let Statement::Annotation { keyword, rest } = st {
