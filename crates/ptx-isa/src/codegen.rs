@@ -175,7 +175,7 @@ impl<T> Default for ListPool<T> {
 impl<T: Clone + Ord> ListPool<T> {
     fn intern(&mut self, list: Vec<T>) -> String {
         if list.is_empty() {
-            return "List::Pooled(0, 0)".to_string();
+            return "List::pooled(0, 0)".to_string();
         }
         let (start, end) = match self.at.get(&list) {
             Some(&range) => range,
@@ -186,7 +186,7 @@ impl<T: Clone + Ord> ListPool<T> {
                 range
             }
         };
-        format!("List::Pooled({start}, {end})")
+        format!("List::pooled({start}, {end})")
     }
 }
 
@@ -197,7 +197,7 @@ impl Pools {
         if start == next {
             self.strings.push_str(text);
         }
-        format!("Text::Pooled({start}, {end})")
+        format!("Text::pooled({start}, {end})")
     }
 
     fn u16s(&mut self, list: &[u16]) -> String {
@@ -257,7 +257,7 @@ impl Pools {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "\n/// The distinct slots of the forms.\nconst SLOTS: List<Slot> = List::Pooled(0, {});",
+            "\n/// The distinct slots of the forms.\nconst SLOTS: List<Slot> = List::pooled(0, {});",
             self.slots.items.len()
         );
         let _ = writeln!(

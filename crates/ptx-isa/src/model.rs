@@ -8,33 +8,49 @@
 /// generated tables, where it is a [`crate::Word`]).
 pub type WordId = u16;
 
-/// A string of the tables. The generated tables keep every string in one
-/// pool and name it by its place there ([`Text::Pooled`]), not by a
-/// pointer: a position-independent binary relocates every pointer of its
-/// static data at load, which costs every process memory whether it reads
-/// the tables or not. Tables built at run time ([`crate::description`])
-/// hold the string itself. Reads as a `str` either way.
+/// Marks a [`Text`] or [`List`] that is an entry of the run-time registry
+/// rather than a range of a generated pool.
+const RUNTIME: u32 = 1 << 31;
+
+/// A string of the tables, eight bytes: a range of the generated string
+/// pool, or for tables built at run time ([`crate::description`]) an entry
+/// of a registry of leaked strings. No pointer: a position-independent
+/// binary relocates every pointer of its static data at load, which costs
+/// every process memory whether it reads the tables or not, and the
+/// smaller the tables, the fewer pages a process touches reading them.
+/// Reads as a `str` either way.
 #[derive(Clone, Copy)]
-pub enum Text {
-    /// Bytes `start..end` of the generated string pool.
-    Pooled(u32, u32),
-    /// The string itself.
-    Static(&'static str),
+pub struct Text {
+    /// The start in the pool, or `RUNTIME | index` in the registry.
+    start: u32,
+    /// The end in the pool.
+    end: u32,
 }
 
+/// The strings of tables built at run time, by [`Text`] index.
+static RUNTIME_TEXTS: std::sync::RwLock<Vec<&'static str>> = std::sync::RwLock::new(Vec::new());
+
 impl Text {
+    /// Bytes `start..end` of the generated string pool (for the generator).
+    pub const fn pooled(start: u32, end: u32) -> Text {
+        Text { start, end }
+    }
+
     /// The string.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Text::Pooled(start, end) => &crate::generated::tables::STRINGS[start as usize..end as usize],
-            Text::Static(s) => s,
+        if self.start & RUNTIME == 0 {
+            return &crate::generated::tables::STRINGS[self.start as usize..self.end as usize];
         }
+        let registry = RUNTIME_TEXTS.read().unwrap_or_else(|e| e.into_inner());
+        registry[(self.start & !RUNTIME) as usize]
     }
 }
 
 impl From<&'static str> for Text {
     fn from(s: &'static str) -> Text {
-        Text::Static(s)
+        let mut registry = RUNTIME_TEXTS.write().unwrap_or_else(|e| e.into_inner());
+        registry.push(s);
+        Text { start: RUNTIME | (registry.len() - 1) as u32, end: 0 }
     }
 }
 
@@ -96,29 +112,41 @@ impl std::fmt::Display for Text {
     }
 }
 
-/// A list of the tables: a range of the generated pool of its element type
-/// ([`List::Pooled`], no pointer, as for [`Text`]) or a slice anywhere
-/// else. Reads as a slice either way.
-pub enum List<T: 'static> {
-    /// Elements `start..end` of the generated pool of `T`.
-    Pooled(u32, u32),
-    /// The elements themselves.
-    Static(&'static [T]),
+/// A list of the tables, eight bytes as a [`Text`] is: a range of the
+/// generated pool of its element type, or an entry of that type's registry
+/// of leaked slices. Reads as a slice either way.
+pub struct List<T: 'static> {
+    /// The start in the pool, or `RUNTIME | index` in the registry.
+    start: u32,
+    /// The end in the pool.
+    end: u32,
+    element: std::marker::PhantomData<fn() -> T>,
 }
 
-/// An element type the generated tables keep lists of in one pool.
-pub trait Pooled: Sized + 'static {
-    /// The pool.
+/// An element type the tables keep lists of: its generated pool and its
+/// registry of lists built at run time.
+pub trait Pooled: Sized + Send + Sync + 'static {
+    /// The generated pool.
     fn pool() -> &'static [Self];
+    /// The lists of tables built at run time.
+    fn registry() -> &'static std::sync::RwLock<Vec<&'static [Self]>>;
+}
+
+impl<T> List<T> {
+    /// Elements `start..end` of the generated pool of `T` (for the generator).
+    pub const fn pooled(start: u32, end: u32) -> List<T> {
+        List { start, end, element: std::marker::PhantomData }
+    }
 }
 
 impl<T: Pooled> List<T> {
     /// The elements.
     pub fn as_slice(&self) -> &'static [T] {
-        match *self {
-            List::Pooled(start, end) => &T::pool()[start as usize..end as usize],
-            List::Static(s) => s,
+        if self.start & RUNTIME == 0 {
+            return &T::pool()[self.start as usize..self.end as usize];
         }
+        let registry = T::registry().read().unwrap_or_else(|e| e.into_inner());
+        registry[(self.start & !RUNTIME) as usize]
     }
 }
 
@@ -130,9 +158,11 @@ impl<T> Clone for List<T> {
 
 impl<T> Copy for List<T> {}
 
-impl<T> From<&'static [T]> for List<T> {
+impl<T: Pooled> From<&'static [T]> for List<T> {
     fn from(s: &'static [T]) -> List<T> {
-        List::Static(s)
+        let mut registry = T::registry().write().unwrap_or_else(|e| e.into_inner());
+        registry.push(s);
+        List { start: RUNTIME | (registry.len() - 1) as u32, end: 0, element: std::marker::PhantomData }
     }
 }
 
@@ -179,35 +209,28 @@ impl<T: Pooled> IntoIterator for &List<T> {
     }
 }
 
-impl Pooled for u16 {
-    fn pool() -> &'static [u16] {
-        &crate::generated::tables::TABLES.u16s
-    }
+/// `Pooled` for a type whose generated pool is the field `$field` of the
+/// generated tables.
+macro_rules! pooled {
+    ($ty:ty, $field:ident) => {
+        impl Pooled for $ty {
+            fn pool() -> &'static [$ty] {
+                &crate::generated::tables::TABLES.$field
+            }
+
+            fn registry() -> &'static std::sync::RwLock<Vec<&'static [$ty]>> {
+                static REGISTRY: std::sync::RwLock<Vec<&'static [$ty]>> = std::sync::RwLock::new(Vec::new());
+                &REGISTRY
+            }
+        }
+    };
 }
 
-impl Pooled for i64 {
-    fn pool() -> &'static [i64] {
-        &crate::generated::tables::TABLES.i64s
-    }
-}
-
-impl Pooled for Text {
-    fn pool() -> &'static [Text] {
-        &crate::generated::tables::TABLES.texts
-    }
-}
-
-impl Pooled for Slot {
-    fn pool() -> &'static [Slot] {
-        &crate::generated::tables::TABLES.slots
-    }
-}
-
-impl Pooled for OperandSpec {
-    fn pool() -> &'static [OperandSpec] {
-        &crate::generated::tables::TABLES.operands
-    }
-}
+pooled!(u16, u16s);
+pooled!(i64, i64s);
+pooled!(Text, texts);
+pooled!(Slot, slots);
+pooled!(OperandSpec, operands);
 
 /// How the operands of an instruction are accessed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
