@@ -24,8 +24,9 @@
 //! - any other block → the next block, and the last block → exit.
 //!
 //! Successors of a block are de-duplicated, keeping the first edge kind. A
-//! label that names a `.branchtargets` table names data, not code: it does
-//! not start a block and is no branch target.
+//! label that names a `.branchtargets` table, a `.calltargets` list or a
+//! `.callprototype` names data, not code: it does not start a block and is
+//! no branch target.
 
 use cranelift_entity::{entity_impl, PrimaryMap, SecondaryMap};
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -350,8 +351,8 @@ fn split_blocks(func: &Function, body: &[Stmt], tables: &BranchTables) -> Primar
     let mut after_terminator = false;
     for (i, stmt) in body.iter().enumerate() {
         let split = match stmt {
-            // A label naming a `.branchtargets` table names data, not code.
-            Stmt::Label(l) if tables.is_table(*l) => false,
+            // A label naming a table or a prototype names data, not code.
+            Stmt::Label(l) if tables.names_data(*l) => false,
             Stmt::Label(_) => !cur.insts.is_empty(),
             Stmt::Inst(_) => after_terminator,
             _ => false,
@@ -363,7 +364,7 @@ fn split_blocks(func: &Function, body: &[Stmt], tables: &BranchTables) -> Primar
             after_terminator = false;
         }
         match stmt {
-            Stmt::Label(l) if !tables.is_table(*l) => cur.labels.push(*l),
+            Stmt::Label(l) if !tables.names_data(*l) => cur.labels.push(*l),
             Stmt::Inst(id) => {
                 cur.insts.push(*id);
                 after_terminator = func.insts.get(*id).is_some_and(|inst| inst.is_terminator());
@@ -376,11 +377,15 @@ fn split_blocks(func: &Function, body: &[Stmt], tables: &BranchTables) -> Primar
     blocks
 }
 
-/// The `.branchtargets` tables of a function: a label directly followed by a
-/// `.branchtargets L1, L2, ...` directive (`.loc` lines may come between).
+/// The labels of a function that name data: a label directly followed by a
+/// `.branchtargets L1, L2, ...`, `.calltargets f, g, ...` or
+/// `.callprototype ...` directive (`.loc` lines may come between). Of the
+/// `.branchtargets` tables, the targets too.
 struct BranchTables {
     /// (table label, its targets), or None when a target name is not a label.
     tables: Vec<(LabelId, Option<Vec<LabelId>>)>,
+    /// The labels of `.calltargets` lists and `.callprototype`s, sorted.
+    call_data: Vec<LabelId>,
 }
 
 impl BranchTables {
@@ -404,24 +409,28 @@ impl BranchTables {
             }
             Some(out)
         };
-        let mut tables = Vec::new();
+        let (mut tables, mut call_data) = (Vec::new(), Vec::new());
         for (i, stmt) in body.iter().enumerate() {
             let Stmt::Label(l) = stmt else { continue };
             let directive = body[i + 1..].iter().find(|s| !matches!(s, Stmt::Raw(d) if d.name == "loc"));
             if let Some(Stmt::Raw(d)) = directive {
-                if d.name == "branchtargets" {
-                    tables.push((*l, resolve(&d.text)));
+                match d.name.as_str() {
+                    "branchtargets" => tables.push((*l, resolve(&d.text))),
+                    "calltargets" | "callprototype" => call_data.push(*l),
+                    _ => {}
                 }
             }
         }
         // Sorted by label for lookup; a label naming two tables cannot happen
         // in valid PTX, and then the first one wins.
         tables.sort_by_key(|(l, _)| *l);
-        BranchTables { tables }
+        call_data.sort();
+        BranchTables { tables, call_data }
     }
 
-    fn is_table(&self, label: LabelId) -> bool {
-        self.tables.binary_search_by_key(&label, |(l, _)| *l).is_ok()
+    /// True if `label` names a table or a prototype, not code.
+    fn names_data(&self, label: LabelId) -> bool {
+        self.tables.binary_search_by_key(&label, |(l, _)| *l).is_ok() || self.call_data.binary_search(&label).is_ok()
     }
 
     fn targets(&self, table: LabelId) -> Option<&[LabelId]> {

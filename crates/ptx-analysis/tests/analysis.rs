@@ -426,6 +426,46 @@ $L2:
     ");
 }
 
+/// A label naming a `.callprototype` or a `.calltargets` list names data:
+/// a straight-line kernel that declares one is one block, and a label of
+/// code after it still starts one.
+#[test]
+fn call_prototypes_and_targets_are_not_blocks() {
+    insta::assert_snapshot!(cfg_text(r#"
+.visible .entry k(.param .u64 p)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [p];
+    mov.u32 %r1, 7;
+    {
+    .param .b32 param0;
+    st.param.b32 [param0], %r1;
+    .param .b32 retval0;
+    proto: .callprototype (.param .b32 _) _ (.param .b32 _);
+    call (retval0), %rd1, (param0), proto;
+    ld.param.b32 %r2, [retval0];
+    }
+    targets: .calltargets g;
+    call (retval0), %rd1, (param0), targets;
+$L1:
+    ret;
+}
+.func (.param .b32 r) g(.param .b32 a)
+{
+    ret;
+}
+"#), @r"
+    k:
+      entry -> block0 (entry)
+      block0 [] lines 5-16 -> block1 (fall) | idom entry
+      block1 [$L1] lines 18-18 -> exit (exit) | idom block0
+    g:
+      entry -> block0 (entry)
+      block0 [] lines 22-22 -> exit (exit) | idom entry
+    ");
+}
+
 #[test]
 fn unresolvable_branch_table_goes_everywhere() {
     insta::assert_snapshot!(cfg_text(r#"

@@ -238,3 +238,41 @@ fn def_use_graph_of_a_100_instruction_kernel_is_readable() {
         assert!(height < 100.0 * 100.0, "{width} x {height} pt: boxes too far apart");
     }
 }
+
+/// A label that names a `.callprototype` is not code: a straight-line
+/// kernel that declares one for an indirect call is one block.
+#[test]
+fn a_call_prototype_starts_no_block() {
+    let source = "\
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry k(.param .u64 p)
+{
+\t.reg .b32 %r<3>;
+\t.reg .b64 %rd<3>;
+\tld.param.u64 %rd1, [p];
+\tmov.u32 %r1, 7;
+\t{
+\t.param .b32 param0;
+\tst.param.b32 [param0], %r1;
+\t.param .b32 retval0;
+\tprototype_0 : .callprototype (.param .b32 _) _ (.param .b32 _);
+\tcall (retval0), %rd1, (param0), prototype_0;
+\tld.param.b32 %r2, [retval0];
+\t}
+\tcvta.to.global.u64 %rd2, %rd1;
+\tst.global.u32 [%rd2], %r2;
+\tret;
+}
+";
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let output = ptx_opt(dir.path(), &["--emit=cfg-dot", "-"], source.as_bytes());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    let dot = parse_dot(&text);
+    // entry, exit and one block.
+    assert_eq!(dot.nodes.len(), 3, "{text}");
+    assert_eq!(text.matches("block").count(), 1, "{text}");
+}
