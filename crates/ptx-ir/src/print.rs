@@ -81,6 +81,11 @@ fn write_module_preserving(module: &Module, source: &str, out: &mut String) {
 fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usize>, out: &mut impl PrintSink) {
     let source = &source[..range.end];
     let mut copied_to = range.start;
+    // Items a pass added before any item of the source: they wait for the
+    // source text before the first one (the header, `.version` first, and
+    // what precedes the item), or for the end.
+    let mut waiting: Vec<&ModuleItem> = Vec::new();
+    let mut copied_any = false;
     for item in &module.items {
         let span = item_span(module, item);
         let (start, end) = (span.start as usize, span.end as usize);
@@ -89,16 +94,27 @@ fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usiz
             _ => true,
         };
         if span.is_synthetic() || start < copied_to || end > source.len() {
-            // An item a pass added: print it after what came before.
-            let text = out.text();
-            text.push('\n');
-            write_item(module, item, text);
+            if copied_any {
+                // An item a pass added: print it after what came before.
+                let text = out.text();
+                text.push('\n');
+                write_item(module, item, text);
+            } else {
+                waiting.push(item);
+            }
             continue;
         }
-        if verbatim {
+        copied_any = true;
+        if verbatim && waiting.is_empty() {
             out.push_source(source, copied_to..end);
+            copied_to = end;
+            continue;
+        }
+        out.push_source(source, copied_to..start);
+        write_added(module, &mut waiting, true, out.text());
+        if verbatim {
+            out.push_source(source, start..end);
         } else {
-            out.push_source(source, copied_to..start);
             match item {
                 ModuleItem::Function(f) => write_function_body_only(&module.functions[*f], out.text()),
                 _ => write_item(module, item, out.text()),
@@ -108,6 +124,25 @@ fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usiz
     }
     let tail = copied_to.min(source.len());
     out.push_source(source, tail..source.len());
+    write_added(module, &mut waiting, false, out.text());
+}
+
+/// Prints the items a pass added that wait for a place (see
+/// `write_source_range`): before an item of the source, each followed by a
+/// blank line; at the end, each after one.
+fn write_added(module: &Module, waiting: &mut Vec<&ModuleItem>, before_item: bool, text: &mut String) {
+    for item in waiting.drain(..) {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if !before_item {
+            text.push('\n');
+        }
+        write_item(module, item, text);
+        if before_item {
+            text.push('\n');
+        }
+    }
 }
 
 /// A function printed in place of its source text (no leading blank line,

@@ -116,6 +116,35 @@ fn a_signature_edit_without_mark_changed_is_caught() {
     assert!(ptx_ir::print::print_module(&m).contains(".entry renamed("));
 }
 
+/// A module variable a pass adds before every item of the source, without
+/// `Module::mark_changed`, is printed after the header (`.version` must come
+/// first) and before the item it precedes; one added after the last item
+/// comes at the end. Everything of the source is kept.
+#[test]
+fn a_module_item_added_without_mark_changed_prints_after_the_header() {
+    use ptx_ir::{DeclWord, ModuleItem, ScalarType, Span, StateSpace, Variable};
+    let counters = |name: &str| Variable {
+        linkage: vec!["visible".to_string()],
+        words: vec![DeclWord::Space(StateSpace::Global), DeclWord::Align(8), DeclWord::Type(ScalarType::U64)],
+        name: name.to_string(),
+        dims: vec![Some(4)],
+        init: None,
+        span: Span::default(),
+    };
+    let mut m = parse();
+    m.items.insert(0, ModuleItem::Variable(counters("first")));
+    m.items.push(ModuleItem::Variable(counters("last")));
+    let out = ptx_ir::print::print_module(&m);
+    assert!(out.starts_with(".version 8.0\n.target sm_80\n.address_size 64\n"), "{out}");
+    let first = out.find(".visible .global .align 8 .u64 first[4];").expect("the first variable");
+    let entry = out.find(".visible .entry k").expect("the kernel");
+    let last = out.find(".visible .global .align 8 .u64 last[4];").expect("the last variable");
+    assert!(first < entry && entry < last, "{out}");
+    assert!(out.contains("// a comment the verbatim print keeps") && out.contains("// odd spacing, kept verbatim"));
+    let again = ptx_parse::parse(&out).expect("the output parses");
+    assert_eq!(again.items.len(), 3);
+}
+
 /// The IR's types are the description's (`type` lines of ptx-isa): the same
 /// words, sizes and classes.
 #[test]
