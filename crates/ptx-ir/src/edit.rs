@@ -13,6 +13,10 @@ use rustc_hash::{FxHashMap, FxHashSet};
 pub struct BodyEdits {
     before: FxHashMap<InstId, Vec<InstId>>,
     after: FxHashMap<InstId, Vec<InstId>>,
+    /// Insertions before the statement at a body index (the body's length:
+    /// at the end), for places no instruction marks (after a label that
+    /// ends the body).
+    at: FxHashMap<usize, Vec<InstId>>,
     removed: FxHashSet<InstId>,
 }
 
@@ -35,6 +39,15 @@ impl BodyEdits {
     pub fn insert_after(&mut self, func: &mut Function, anchor: InstId, inst: Inst) -> InstId {
         let id = func.insts.push(inst);
         self.after.entry(anchor).or_default().push(id);
+        id
+    }
+
+    /// Adds `inst` and schedules it just before the statement at index
+    /// `position` of the body as it is now (`body.len()`: at the end), after
+    /// anything already scheduled there.
+    pub fn insert_at(&mut self, func: &mut Function, position: usize, inst: Inst) -> InstId {
+        let id = func.insts.push(inst);
+        self.at.entry(position).or_default().push(id);
         id
     }
 
@@ -62,11 +75,15 @@ impl BodyEdits {
                 !list.is_empty()
             });
         }
+        self.at.retain(|_, list| {
+            list.retain(|id| id.index() < len);
+            !list.is_empty()
+        });
     }
 
     /// True if nothing is scheduled.
     pub fn is_empty(&self) -> bool {
-        self.before.is_empty() && self.after.is_empty() && self.removed.is_empty()
+        self.before.is_empty() && self.after.is_empty() && self.at.is_empty() && self.removed.is_empty()
     }
 
     /// Applies the edits in one pass over the body; marks the function changed
@@ -77,8 +94,12 @@ impl BodyEdits {
             return false;
         }
         let Some(body) = func.take_body() else { return false };
-        let mut out = Vec::with_capacity(body.len() + self.before.len() + self.after.len());
-        for stmt in body {
+        let mut out = Vec::with_capacity(body.len() + self.before.len() + self.after.len() + self.at.len());
+        let len = body.len();
+        for (position, stmt) in body.into_iter().enumerate() {
+            if let Some(list) = self.at.remove(&position) {
+                out.extend(list.into_iter().filter(|i| !self.removed.contains(i)).map(Stmt::Inst));
+            }
             let Stmt::Inst(id) = stmt else {
                 out.push(stmt);
                 continue;
@@ -94,6 +115,12 @@ impl BodyEdits {
             if let Some(list) = self.after.remove(&id) {
                 out.extend(list.into_iter().filter(|i| !self.removed.contains(i)).map(Stmt::Inst));
             }
+        }
+        // At the end, and past it (a position beyond the body is its end).
+        let mut rest: Vec<(usize, Vec<InstId>)> = self.at.drain().filter(|(p, _)| *p >= len).collect();
+        rest.sort_by_key(|(p, _)| *p);
+        for (_, list) in rest {
+            out.extend(list.into_iter().filter(|i| !self.removed.contains(i)).map(Stmt::Inst));
         }
         func.set_body(Some(out));
         true

@@ -78,7 +78,7 @@ use std::sync::Arc;
 /// # Ok::<(), ptx_opt::Error>(())
 /// ```
 pub mod prelude {
-    pub use ptx_analysis::{Cfg, DefUse, DomTree, FunctionAnalyses, Values};
+    pub use ptx_analysis::{Block, BlockData, Cfg, DefUse, DomTree, FunctionAnalyses, Values};
     /// A typed view (`family::Atom::of(&inst)`) and a builder (`Inst::atom(..)`,
     /// `family::AtomBuilder`) for every instruction family, generated from the
     /// description of the instruction set.
@@ -86,11 +86,13 @@ pub mod prelude {
     pub use ptx_ir::family;
     pub use ptx_ir::forms::FormView;
     pub use ptx_ir::{
-        Access, AddrBase, Address, Diagnostic, Effects, Function, Guard, Inst, InstId, IntImm, Modifier, Module,
-        Opcode, Operand, RegId, RegType, Rounding, ScalarType, Span, StateSpace, Stmt, TypeKind, Word,
+        Access, AddrBase, Address, DeclWord, Diagnostic, Effects, FuncId, Function, FunctionKind, Guard, Inst, InstId,
+        IntImm, Modifier, Module, ModuleItem, Name, Opcode, Operand, RegId, RegType, Rounding, ScalarType, Span,
+        StateSpace, Stmt, TypeKind, Variable, Word,
     };
     pub use ptx_pass::{
-        Checkpoint, Counter, FunctionContext, FunctionPass, ModuleInfo, Pass, PassContext, Preserves, Rewriter,
+        Checkpoint, Counter, FunctionContext, FunctionPass, GuardChoice, ModuleInfo, Pass, PassContext, Preserves,
+        Rewriter,
     };
 }
 

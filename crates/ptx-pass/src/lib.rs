@@ -18,7 +18,7 @@ use ptx_analysis::Keep;
 pub use ptx_analysis::{FunctionAnalyses, Values};
 use ptx_ir::{Diagnostic, FuncId, Function, Module, Span};
 use ptx_verify::Target;
-pub use rewrite::{Checkpoint, Rewriter};
+pub use rewrite::{Checkpoint, GuardChoice, Rewriter};
 use std::collections::BTreeMap;
 
 /// What a pass leaves valid when it changes a function.

@@ -27,7 +27,10 @@
 //! in the function's body until `finish`.
 
 use crate::{Counter, FunctionContext};
-use ptx_ir::{Access, Arena, BodyEdits, FreshRegs, Function, Inst, InstId, RegId, ScalarType, Span, StateSpace};
+use ptx_analysis::BlockData;
+use ptx_ir::{
+    Access, Arena, BodyEdits, FreshRegs, Function, Guard, Inst, InstId, Name, RegId, ScalarType, Span, StateSpace, Stmt,
+};
 
 use std::collections::VecDeque;
 
@@ -45,6 +48,19 @@ pub struct Rewriter<'f, 'c, 'm> {
     /// Previous contents of replaced or modified instructions, in order.
     undo: Vec<(InstId, Inst)>,
     changed: bool,
+}
+
+/// The guard an inserted instruction runs under
+/// ([`Rewriter::insert_before_guarded`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GuardChoice {
+    /// The anchor's guard: the new instruction runs exactly when the
+    /// anchor does (what [`Rewriter::insert_before`] does).
+    Anchor,
+    /// None: the new instruction runs whenever control reaches it.
+    Unguarded,
+    /// The instruction's own guard, as it was built.
+    Own,
 }
 
 /// A point a [`Rewriter`] can roll back to ([`Rewriter::checkpoint`]).
@@ -132,6 +148,78 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
         self.inserted.push(id);
         self.changed = true;
         id
+    }
+
+    /// Inserts `inst` just before `anchor` (after anything already inserted
+    /// there), at its span, under the guard `guard` chooses: the anchor's,
+    /// none, or the one `inst` was built with. An unconditional counter
+    /// before a guarded instruction is [`GuardChoice::Unguarded`].
+    pub fn insert_before_guarded(&mut self, anchor: InstId, inst: impl Into<Inst>, guard: GuardChoice) -> InstId {
+        let inst = self.guarded(anchor, inst.into(), guard);
+        let id = self.edits.insert_before(self.func, anchor, inst);
+        self.inserted.push(id);
+        self.changed = true;
+        id
+    }
+
+    /// Inserts `inst` at the start of `block` (a block of the function as it
+    /// was when the rewriter was made, from its [`Cfg`](ptx_analysis::Cfg)):
+    /// after its labels, before its first instruction, after anything
+    /// already inserted there, under its own guard (none, unless it was
+    /// built with one: the block's first instruction may be guarded, the
+    /// start of the block is not). A block without instructions (a label
+    /// just before the end of the body) takes it after its labels.
+    pub fn insert_at_block_start(&mut self, block: &BlockData, inst: impl Into<Inst>) -> InstId {
+        match block.insts.first() {
+            Some(&first) => self.insert_before_guarded(first, inst, GuardChoice::Own),
+            None => self.insert_in_empty_block(block, inst.into()),
+        }
+    }
+
+    /// Inserts `inst` at the end of `block` (see
+    /// [`insert_at_block_start`](Self::insert_at_block_start)): before the
+    /// instruction that ends it (`bra`, `ret`, ..., guarded or not), else
+    /// after its last instruction, after anything already inserted there,
+    /// under its own guard.
+    pub fn insert_at_block_end(&mut self, block: &BlockData, inst: impl Into<Inst>) -> InstId {
+        let Some(&last) = block.insts.last() else { return self.insert_in_empty_block(block, inst.into()) };
+        if self.func.insts[last].is_terminator() {
+            return self.insert_before_guarded(last, inst, GuardChoice::Own);
+        }
+        let inst = self.guarded(last, inst.into(), GuardChoice::Own);
+        let id = self.edits.insert_after(self.func, last, inst);
+        self.inserted.push(id);
+        self.changed = true;
+        id
+    }
+
+    /// A block without instructions: after its last label, or at the end of
+    /// its statements.
+    fn insert_in_empty_block(&mut self, block: &BlockData, inst: Inst) -> InstId {
+        let body = self.func.body().unwrap_or(&[]);
+        let last_label = block.stmts.clone().rfind(|&i| matches!(body.get(i), Some(Stmt::Label(_))));
+        let position = last_label.map_or(block.stmts.end, |i| i + 1);
+        let id = self.edits.insert_at(self.func, position, inst);
+        self.inserted.push(id);
+        self.changed = true;
+        id
+    }
+
+    /// The name `text` in the function's name table (interned if new), for
+    /// operands that name a symbol: a variable a pass added to the module, a
+    /// function it calls.
+    pub fn symbol(&mut self, text: &str) -> Name {
+        self.func.names.intern(text)
+    }
+
+    fn guarded(&self, anchor: InstId, inst: Inst, guard: GuardChoice) -> Inst {
+        let a = &self.func.insts[anchor];
+        let guard: Option<Guard> = match guard {
+            GuardChoice::Anchor => a.guard,
+            GuardChoice::Unguarded => None,
+            GuardChoice::Own => inst.guard,
+        };
+        inst.with_guard(guard).with_span(a.span)
     }
 
     fn like(&self, anchor: InstId, inst: Inst) -> Inst {

@@ -137,3 +137,86 @@ fn rollback_leaves_the_function_untouched() {
     assert_eq!(out, GUARDED);
     assert_eq!(counters, [(COUNTED, 1)]);
 }
+
+const BLOCKS: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+\t.reg .pred %p<2>;
+\t.reg .b32 %r<4>;
+\t.reg .b64 %rd<3>;
+\tld.param.u64 %rd1, [p];
+\tmov.u32 %r1, %tid.x;
+\tsetp.eq.u32 %p1, %r1, 0;
+\t@%p1 bra $L_skip;
+\t@%p1 add.s32 %r2, %r1, 1;
+$L_skip:
+\t@!%p1 mov.u32 %r3, 2;
+\tbra.uni $L_end;
+$L_end:
+}
+";
+
+/// Block edits: at the start of each block (after its labels, unguarded
+/// although the block's first instruction may be guarded, also in the
+/// block a label right before `}` makes, which has no instruction) and at
+/// its end (before the instruction that ends it, guarded or not; after the
+/// last one otherwise). `insert_before_guarded` chooses the guard.
+#[test]
+fn block_starts_and_ends() {
+    let (out, _, changed) = rewrite(BLOCKS, |rw, ids| {
+        let cfg = ptx_analysis::Cfg::build(rw.func());
+        let blocks: Vec<ptx_analysis::BlockData> = cfg.blocks().map(|(_, b)| b.clone()).collect();
+        assert_eq!(blocks.len(), 4);
+        let r3 = rw.inst(ids[5]).operands[0].clone();
+        let mark = |n: u64| Inst::mov(ScalarType::U32, r3.clone(), Operand::imm(n)).build();
+        for (i, block) in blocks.iter().enumerate() {
+            rw.insert_at_block_end(block, mark(200 + i as u64));
+            rw.insert_at_block_start(block, mark(100 + i as u64));
+        }
+        // Before the guarded add: under its guard, without one, with its own.
+        rw.insert_before_guarded(ids[4], mark(1), ptx_pass::GuardChoice::Anchor);
+        rw.insert_before_guarded(ids[4], mark(2), ptx_pass::GuardChoice::Unguarded);
+    });
+    assert!(changed);
+    let body: Vec<&str> = out.lines().skip_while(|l| *l != "{").skip(4).map(str::trim).collect();
+    assert_eq!(
+        body,
+        [
+            "mov.u32 %r3, 0x64;",
+            "ld.param.u64 %rd1, [p];",
+            "mov.u32 %r1, %tid.x;",
+            "setp.eq.u32 %p1, %r1, 0;",
+            "mov.u32 %r3, 0xC8;",
+            "@%p1 bra $L_skip;",
+            "mov.u32 %r3, 0x65;",
+            "@%p1 mov.u32 %r3, 0x1;",
+            "mov.u32 %r3, 0x2;",
+            "@%p1 add.s32 %r2, %r1, 1;",
+            "mov.u32 %r3, 0xC9;",
+            "$L_skip:",
+            "mov.u32 %r3, 0x66;",
+            "@!%p1 mov.u32 %r3, 2;",
+            "mov.u32 %r3, 0xCA;",
+            "bra.uni $L_end;",
+            "$L_end:",
+            "mov.u32 %r3, 0xCB;",
+            "mov.u32 %r3, 0x67;",
+            "}",
+        ],
+        "{out}"
+    );
+}
+
+/// Symbols interned through the rewriter name what a pass added.
+#[test]
+fn symbols_interned_through_the_rewriter() {
+    let (out, _, _) = rewrite(BLOCKS, |rw, ids| {
+        let counters = rw.symbol("__ptxopt_counters");
+        let rd2 = rw.inst(ids[0]).operands[0].clone();
+        rw.insert_before(ids[1], Inst::mov(ScalarType::U64, rd2, Operand::Symbol(counters)).build());
+    });
+    assert!(out.contains("mov.u64 %rd1, __ptxopt_counters;"), "{out}");
+}
