@@ -24,8 +24,8 @@
 
 use ptx_analysis::prmt::{self as prmt_lanes, Lane, Lanes};
 use ptx_analysis::Values;
-use ptx_ir::{Diagnostic, Function, Inst, InstId, Opcode, Operand, ScalarType};
-use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
+use ptx_ir::{Inst, InstId, Opcode, Operand, ScalarType};
+use ptx_pass::{Counter, Missed, Rewriter, Rule};
 
 /// The pass.
 pub struct FoldPrmt;
@@ -38,13 +38,20 @@ const DEAD: Counter = Counter::new("dead-deleted", "mov/prmt left without uses d
 
 /// What to do with one `prmt`.
 #[derive(Debug)]
-enum Rewrite {
+pub enum Rewrite {
     /// `mov.b32 d, IMM`
     Constant(u32),
     /// `mov.b32 d, src`
     Copy(Operand),
     /// `prmt.b32 d, a, b, selector` (generic form)
-    Prmt { a: Operand, b: Operand, selector: u32 },
+    Prmt {
+        /// The first source.
+        a: Operand,
+        /// The second source.
+        b: Operand,
+        /// The generic selector.
+        selector: u32,
+    },
 }
 
 /// A prmt feeding another: its lanes and its two sources.
@@ -144,63 +151,41 @@ fn build(dst: Operand, rewrite: Rewrite) -> Inst {
     }
 }
 
-impl FunctionPass for FoldPrmt {
+impl Rule for FoldPrmt {
+    type Plan = (Rewrite, Counter);
+
     fn name(&self) -> &'static str {
         "fold-prmt"
     }
 
-    fn preserves(&self) -> Preserves {
-        Preserves::Cfg
+    fn roots(&self) -> &[Opcode] {
+        &[Opcode::Prmt]
     }
 
-    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        if !func.inst_ids().any(|id| func.insts[id].opcode == Opcode::Prmt) {
-            return Ok(false);
-        }
-        // Decide everything on the unchanged function, then rewrite: every
-        // decision reads the values the original code computes, and each
-        // rewrite keeps the value its prmt computed, so decisions stay valid.
-        let values = cx.values(func);
-        let mut decisions = Vec::new();
-        // The movs and prmts feeding rewritten prmts may be left unread.
-        let mut candidates = Vec::new();
-        // Prmts left alone, and why (missed remarks).
-        let mut missed = Vec::new();
-        for id in func.inst_ids().filter(|&id| func.insts[id].opcode == Opcode::Prmt) {
-            let Some((rewrite, counter)) = decide(&values, id) else {
-                let known = func.insts[id].as_prmt().and_then(|p| values.known_value(id, p.selector)).is_some();
-                missed.push((
-                    func.insts[id].span,
-                    if known {
-                        "prmt left alone: its selector is known, but no copy, constant or shorter prmt computes it"
-                    } else {
-                        "prmt left alone: its selector is not a known constant"
-                    },
-                ));
-                continue;
-            };
-            decisions.push((id, rewrite, counter));
-            candidates.extend(
-                values.feeding(id).into_iter().filter(|&d| matches!(func.insts[d].opcode, Opcode::Mov | Opcode::Prmt)),
-            );
-        }
-        for (span, reason) in missed {
-            cx.missed(span, reason);
-        }
-        if decisions.is_empty() {
-            return Ok(false);
-        }
-        let mut rw = Rewriter::new(func, cx);
-        for (id, rewrite, counter) in decisions {
-            let (span, dst) = (rw.inst(id).span, rw.inst(id).operands[0].clone());
-            rw.replace(id, build(dst, rewrite));
-            rw.count(counter, 1);
-            rw.remark(span, counter.description);
-        }
-        let deleted = rw.erase_dead(candidates);
-        if deleted > 0 {
-            rw.count(DEAD, deleted as u64);
-        }
-        Ok(rw.finish())
+    fn decide(&self, values: &Values<'_>, id: InstId) -> Result<(Rewrite, Counter), Missed> {
+        decide(values, id).ok_or_else(|| {
+            let known = values.inst(id).as_prmt().and_then(|p| values.known_value(id, p.selector)).is_some();
+            Missed::because(if known {
+                "prmt left alone: its selector is known, but no copy, constant or shorter prmt computes it"
+            } else {
+                "prmt left alone: its selector is not a known constant"
+            })
+        })
+    }
+
+    fn build(&self, rw: &mut Rewriter<'_, '_, '_>, id: InstId, (rewrite, counter): (Rewrite, Counter)) {
+        let (span, dst) = (rw.inst(id).span, rw.inst(id).operands[0].clone());
+        rw.replace(id, build(dst, rewrite));
+        rw.count(counter, 1);
+        rw.remark(span, counter.description);
+    }
+
+    /// The movs and prmts feeding a rewritten prmt may be left unread.
+    fn may_die(&self, feeder: &Inst) -> bool {
+        matches!(feeder.opcode, Opcode::Mov | Opcode::Prmt)
+    }
+
+    fn dead_counter(&self) -> Option<Counter> {
+        Some(DEAD)
     }
 }

@@ -12,6 +12,7 @@
 
 mod manager;
 mod rewrite;
+pub mod rules;
 
 pub use manager::{PassManager, PassManagerOptions, PassRecord, PassRun, PipelineError, PipelineErrorKind, Snapshot};
 use ptx_analysis::Keep;
@@ -19,6 +20,7 @@ pub use ptx_analysis::{FunctionAnalyses, Values};
 use ptx_ir::{Diagnostic, FuncId, Function, Module, Span};
 use ptx_verify::Target;
 pub use rewrite::{Checkpoint, GuardChoice, Rewriter};
+pub use rules::{Missed, Rule};
 use std::collections::BTreeMap;
 
 /// What a pass leaves valid when it changes a function.

@@ -34,7 +34,8 @@ use ptx_ir::{
 
 use std::collections::VecDeque;
 
-/// Changes one function; see the [module documentation](self).
+/// Changes one function: replacements at once, insertions and erasures
+/// recorded and applied in one sweep by [`finish`](Rewriter::finish).
 pub struct Rewriter<'f, 'c, 'm> {
     func: &'f mut Function,
     cx: &'c mut FunctionContext<'m>,

@@ -68,7 +68,8 @@
 
 use ptx_opt::prelude::*;
 
-/// The pass: `Options::with_function_pass(FoldIntIdentities)`.
+/// The pass, a rule (`ptx_opt::prelude::Rule`, which makes it a function
+/// pass): `Options::with_function_pass(FoldIntIdentities)`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FoldIntIdentities;
 
@@ -90,7 +91,7 @@ pub const DEAD: Counter = Counter::new("dead-deleted", "mov left without readers
 
 /// What one instruction becomes: `mov.ty dst, src` (under its guard).
 #[derive(Debug)]
-struct Fold {
+pub struct Fold {
     ty: ScalarType,
     dst: Operand,
     src: Operand,
@@ -164,46 +165,38 @@ fn decide(values: &Values, id: InstId) -> Option<Fold> {
     Some(Fold { ty, dst: d.clone(), src: src.clone(), counter })
 }
 
-impl FunctionPass for FoldIntIdentities {
+impl Rule for FoldIntIdentities {
+    type Plan = Fold;
+
     fn name(&self) -> &'static str {
         NAME
     }
 
-    fn preserves(&self) -> Preserves {
-        // Only non-branching instructions are replaced or erased.
-        Preserves::Cfg
+    fn roots(&self) -> &[Opcode] {
+        &[Opcode::Add, Opcode::Sub, Opcode::Mul, Opcode::And, Opcode::Or, Opcode::Xor, Opcode::Shl, Opcode::Shr]
     }
 
-    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        let interesting = |id: InstId| plain_int_type(&func.insts[id]).is_some();
-        if !func.inst_ids().any(interesting) {
-            return Ok(false);
-        }
-        // Decide on the unchanged function, then rewrite.
-        let values = cx.values(func);
-        let mut decisions = Vec::new();
-        // The movs feeding rewritten instructions may be left unread.
-        let mut candidates = Vec::new();
-        for id in func.inst_ids().filter(|&id| interesting(id)) {
-            if let Some(fold) = decide(&values, id) {
-                decisions.push((id, fold));
-                candidates.extend(values.feeding(id).into_iter().filter(|&m| func.insts[m].opcode == Opcode::Mov));
-            }
-        }
-        if decisions.is_empty() {
-            return Ok(false);
-        }
-        let mut rw = Rewriter::new(func, cx);
-        for (id, Fold { ty, dst, src, counter }) in decisions {
-            let (span, opcode) = (rw.inst(id).span, rw.inst(id).opcode);
-            rw.replace(id, Inst::mov(ty, dst, src));
-            rw.count(counter, 1);
-            rw.remark(span, format!("{opcode}.{ty}: {}", counter.description));
-        }
-        let deleted = rw.erase_dead(candidates);
-        if deleted > 0 {
-            rw.count(DEAD, deleted as u64);
-        }
-        Ok(rw.finish())
+    fn may_root(&self, inst: &Inst) -> bool {
+        plain_int_type(inst).is_some()
+    }
+
+    fn decide(&self, values: &Values<'_>, id: InstId) -> Result<Fold, Missed> {
+        decide(values, id).ok_or(Missed::silently())
+    }
+
+    fn build(&self, rw: &mut Rewriter<'_, '_, '_>, id: InstId, Fold { ty, dst, src, counter }: Fold) {
+        let (span, opcode) = (rw.inst(id).span, rw.inst(id).opcode);
+        rw.replace(id, Inst::mov(ty, dst, src));
+        rw.count(counter, 1);
+        rw.remark(span, format!("{opcode}.{ty}: {}", counter.description));
+    }
+
+    /// The `mov`s feeding a rewritten instruction may be left unread.
+    fn may_die(&self, feeder: &Inst) -> bool {
+        feeder.opcode == Opcode::Mov
+    }
+
+    fn dead_counter(&self) -> Option<Counter> {
+        Some(DEAD)
     }
 }
