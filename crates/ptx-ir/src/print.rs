@@ -81,9 +81,9 @@ fn write_module_preserving(module: &Module, source: &str, out: &mut String) {
 fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usize>, out: &mut impl PrintSink) {
     let source = &source[..range.end];
     let mut copied_to = range.start;
-    // Items a pass added before any item of the source: they wait for the
-    // source text before the first one (the header, `.version` first, and
-    // what precedes the item), or for the end.
+    // Items a pass added before any item of the source wait for the header
+    // (`.version` must come first): they go after its last line, or, if it
+    // is not where this range starts, before the first item, or at the end.
     let mut waiting: Vec<&ModuleItem> = Vec::new();
     let mut copied_any = false;
     for item in &module.items {
@@ -95,10 +95,11 @@ fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usiz
         };
         if span.is_synthetic() || start < copied_to || end > source.len() {
             if copied_any {
-                // An item a pass added: print it after what came before.
+                // An item a pass added: after what came before, a blank line
+                // between (the source goes on with a line break).
                 let text = out.text();
-                text.push('\n');
-                write_item(module, item, text);
+                text.push_str("\n\n");
+                write_added_item(module, item, text);
             } else {
                 waiting.push(item);
             }
@@ -110,8 +111,13 @@ fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usiz
             copied_to = end;
             continue;
         }
+        if !waiting.is_empty() {
+            let split = header_end(&source[copied_to..start]).map_or(start, |n| copied_to + n);
+            out.push_source(source, copied_to..split);
+            write_waiting(module, &mut waiting, out.text());
+            copied_to = split;
+        }
         out.push_source(source, copied_to..start);
-        write_added(module, &mut waiting, true, out.text());
         if verbatim {
             out.push_source(source, start..end);
         } else {
@@ -124,25 +130,43 @@ fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usiz
     }
     let tail = copied_to.min(source.len());
     out.push_source(source, tail..source.len());
-    write_added(module, &mut waiting, false, out.text());
+    write_waiting(module, &mut waiting, out.text());
 }
 
-/// Prints the items a pass added that wait for a place (see
-/// `write_source_range`): before an item of the source, each followed by a
-/// blank line; at the end, each after one.
-fn write_added(module: &Module, waiting: &mut Vec<&ModuleItem>, before_item: bool, text: &mut String) {
+/// Where the header of `gap` (the text before a module's first item) ends:
+/// just after the line of its last `.version`, `.target` or
+/// `.address_size` directive.
+fn header_end(gap: &str) -> Option<usize> {
+    let mut end = None;
+    let mut at = 0;
+    for line in gap.split_inclusive('\n') {
+        at += line.len();
+        let directive = line.trim_start();
+        if [".version", ".target", ".address_size"].iter().any(|d| directive.starts_with(d)) {
+            end = Some(at);
+        }
+    }
+    end
+}
+
+/// Prints the items a pass added that waited for the header (see
+/// `write_source_range`), each on its own lines after a blank line.
+fn write_waiting(module: &Module, waiting: &mut Vec<&ModuleItem>, text: &mut String) {
     for item in waiting.drain(..) {
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
-        if !before_item {
-            text.push('\n');
-        }
-        write_item(module, item, text);
-        if before_item {
-            text.push('\n');
-        }
+        text.push('\n');
+        write_added_item(module, item, text);
+        text.push('\n');
     }
+}
+
+/// An item a pass added, without leading or trailing line breaks.
+fn write_added_item(module: &Module, item: &ModuleItem, text: &mut String) {
+    let mut item_text = String::new();
+    write_item(module, item, &mut item_text);
+    text.push_str(item_text.trim_matches('\n'));
 }
 
 /// A function printed in place of its source text (no leading blank line,

@@ -91,8 +91,8 @@ pub mod prelude {
         StateSpace, Stmt, TypeKind, Variable, Word,
     };
     pub use ptx_pass::{
-        Checkpoint, Counter, FunctionContext, FunctionPass, GuardChoice, Missed, ModuleInfo, Pass, PassContext,
-        Preserves, Rewriter, Rule,
+        Checkpoint, Counter, Declaration, FunctionContext, FunctionPass, GuardChoice, Missed, ModuleInfo, Pass,
+        PassContext, Preserves, Rewriter, Rule,
     };
 }
 

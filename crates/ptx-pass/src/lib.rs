@@ -17,10 +17,11 @@ pub mod rules;
 pub use manager::{PassManager, PassManagerOptions, PassRecord, PassRun, PipelineError, PipelineErrorKind, Snapshot};
 use ptx_analysis::Keep;
 pub use ptx_analysis::{FunctionAnalyses, Values};
-use ptx_ir::{Diagnostic, FuncId, Function, Module, Span};
+use ptx_ir::{Diagnostic, FuncId, Function, Module, ModuleItem, Span, Variable};
 use ptx_verify::Target;
 pub use rewrite::{Checkpoint, GuardChoice, Rewriter};
 pub use rules::{Missed, Rule};
+
 use std::collections::BTreeMap;
 
 /// What a pass leaves valid when it changes a function.
@@ -136,8 +137,41 @@ pub struct FunctionContext<'a> {
     stats: BTreeMap<Counter, u64>,
     remarks: Vec<Remark>,
     missed: Vec<Remark>,
+    declarations: Vec<Declaration>,
     pass: &'static str,
     function: String,
+}
+
+/// A module-level declaration a function pass asks for
+/// ([`FunctionContext::declare`]): a variable (a per-kernel counter array),
+/// or a function without a body (the `.extern .func` prototype of a function
+/// the pass calls).
+#[derive(Clone, Debug)]
+pub enum Declaration {
+    /// A module variable.
+    Variable(Variable),
+    /// A function declaration (no body).
+    Function(Box<Function>),
+}
+
+impl Declaration {
+    /// The name it declares.
+    pub fn name(&self) -> &str {
+        match self {
+            Declaration::Variable(v) => &v.name,
+            Declaration::Function(f) => &f.name,
+        }
+    }
+
+    /// As printed: two declarations of a name agree if they print the same.
+    fn text(&self) -> String {
+        let mut out = String::new();
+        match self {
+            Declaration::Variable(v) => ptx_ir::print::write_variable(v, &mut out),
+            Declaration::Function(f) => ptx_ir::print::write_function(f, &mut out),
+        }
+        out
+    }
 }
 
 impl<'a> FunctionContext<'a> {
@@ -154,9 +188,27 @@ impl<'a> FunctionContext<'a> {
             stats: BTreeMap::new(),
             remarks: Vec::new(),
             missed: Vec::new(),
+            declarations: Vec::new(),
             pass,
             function: function.to_string(),
         }
+    }
+
+    /// Asks for a module-level declaration. Declarations are added to the
+    /// module after every function has run, in function order, each just
+    /// before the first function that asked for it (printed there, the
+    /// rest of the module from its source); the same declaration asked for
+    /// twice is added once, and a name the module already declares
+    /// differently is an error at the function. A pass that declares says
+    /// so ([`FunctionPass::declares`]), so that its pipeline is not
+    /// streamed in batches (each would add its own copy).
+    pub fn declare(&mut self, declaration: Declaration) {
+        self.declarations.push(declaration);
+    }
+
+    /// The declarations asked for so far, taken out of the context.
+    pub fn take_declarations(&mut self) -> Vec<Declaration> {
+        std::mem::take(&mut self.declarations)
     }
 
     /// Adds `n` to `counter` of the running pass (`--stats`).
@@ -262,6 +314,12 @@ pub trait FunctionPass: Send + Sync {
     }
     /// Runs on one function; returns whether it changed.
     fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>>;
+    /// True if the pass may ask for module declarations
+    /// ([`FunctionContext::declare`]): its pipeline then runs on the whole
+    /// module, not streamed in batches.
+    fn declares(&self) -> bool {
+        false
+    }
 }
 
 /// Counters and remarks gathered while a pass runs.
@@ -305,41 +363,151 @@ pub fn run_function_pass<P: FunctionPass + ?Sized>(
     cx.analyses.fit(module);
     let results: Vec<_> = module
         .functions
-        .values_mut()
+        .iter_mut()
         .zip(cx.analyses.per_function.iter_mut())
         .collect::<Vec<_>>()
         .into_par_iter()
-        .map(|(func, analyses)| {
+        .map(|((id, func), analyses)| {
             if !func.has_body() {
-                return (Ok(false), BTreeMap::new(), Vec::new(), Vec::new());
+                return (id, Ok(false), BTreeMap::new(), Vec::new(), Vec::new(), Vec::new());
             }
             let mut fcx = FunctionContext::new(info, analyses, name, &func.name);
             let result = pass.run_on_function(func, &mut fcx);
             let missed = fcx.take_missed();
+            let declarations = fcx.take_declarations();
             let (counters, remarks) = fcx.finish();
             if matches!(result, Ok(true)) {
                 func.mark_changed();
                 analyses.invalidate(keep);
             }
-            (result, counters, remarks, missed)
+            (id, result, counters, remarks, missed, declarations)
         })
         .collect();
     let stats = &mut cx.stats;
     let mut changed = false;
     let mut errors = Vec::new();
-    for (result, counters, remarks, mut missed) in results {
+    let mut declared = Vec::new();
+    for (id, result, counters, remarks, mut missed, declarations) in results {
         match result {
             Ok(c) => changed |= c,
             Err(mut e) => errors.append(&mut e),
         }
         stats.absorb(counters, remarks);
         stats.missed.append(&mut missed);
+        if !declarations.is_empty() {
+            declared.push((id, declarations));
+        }
+    }
+    if errors.is_empty() && !declared.is_empty() {
+        match add_declarations(module, name, declared) {
+            Ok(added) => changed |= added,
+            Err(mut e) => errors.append(&mut e),
+        }
     }
     if errors.is_empty() {
         Ok(changed)
     } else {
         Err(errors)
     }
+}
+
+/// A name the module declares: an item of it, or a declaration just added.
+enum Known {
+    Item(usize),
+    Added(String),
+}
+
+impl Known {
+    /// The declaration as printed (a function without its body).
+    fn text(&self, module: &Module) -> String {
+        match self {
+            Known::Added(text) => text.clone(),
+            Known::Item(i) => match &module.items[*i] {
+                ModuleItem::Variable(v) => Declaration::Variable(v.clone()).text(),
+                ModuleItem::Function(f) => {
+                    let mut head = module.functions[*f].clone();
+                    head.set_body(None);
+                    Declaration::Function(Box::new(head)).text()
+                }
+                ModuleItem::Raw(r) => r.text.clone(),
+            },
+        }
+    }
+}
+
+/// Adds what functions asked to declare (see [`FunctionContext::declare`]):
+/// each new name just before the first function that asked for it, in
+/// function order. Returns whether anything was added.
+fn add_declarations(
+    module: &mut Module,
+    pass: &str,
+    declared: Vec<(FuncId, Vec<Declaration>)>,
+) -> Result<bool, Vec<Diagnostic>> {
+    // What the module declares by name: its text is worked out only for a
+    // name a function asks for again.
+    let mut known: BTreeMap<String, Known> = BTreeMap::new();
+    for (i, item) in module.items.iter().enumerate() {
+        let name = match item {
+            ModuleItem::Variable(v) => v.name.clone(),
+            ModuleItem::Function(f) => module.functions[*f].name.clone(),
+            ModuleItem::Raw(_) => continue,
+        };
+        known.entry(name).or_insert(Known::Item(i));
+    }
+    let mut errors = Vec::new();
+    let mut before: BTreeMap<FuncId, Vec<ModuleItem>> = BTreeMap::new();
+    for (asker, declarations) in declared {
+        for declaration in declarations {
+            let text = declaration.text();
+            let existing = known.get(declaration.name()).map(|k| k.text(module));
+            match existing {
+                Some(existing) if existing == text => continue,
+                Some(_) => {
+                    let what = match declaration {
+                        Declaration::Variable(_) => "variable",
+                        Declaration::Function(_) => "function",
+                    };
+                    let msg = format!(
+                        "{pass}: function {} declares the {what} '{}', which the module declares differently",
+                        module.functions[asker].name,
+                        declaration.name()
+                    );
+                    errors.push(Diagnostic::new(module.functions[asker].span, msg));
+                    continue;
+                }
+                None => {}
+            }
+            known.insert(declaration.name().to_string(), Known::Added(text));
+            let item = match declaration {
+                Declaration::Variable(mut v) => {
+                    v.span = Span::default();
+                    ModuleItem::Variable(v)
+                }
+                Declaration::Function(mut f) => {
+                    f.span = Span::default();
+                    f.set_body(None);
+                    ModuleItem::Function(module.functions.push(*f))
+                }
+            };
+            before.entry(asker).or_default().push(item);
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if before.is_empty() {
+        return Ok(false);
+    }
+    let items = std::mem::take(&mut module.items);
+    for item in items {
+        if let ModuleItem::Function(f) = item {
+            if let Some(mut added) = before.remove(&f) {
+                module.items.append(&mut added);
+            }
+        }
+        module.items.push(item);
+    }
+    Ok(true)
 }
 
 /// Adapts a [`FunctionPass`] to [`Pass`].
@@ -359,7 +527,7 @@ impl<P: FunctionPass> Pass for PerFunction<P> {
         true
     }
     fn function_local(&self) -> bool {
-        true
+        !self.0.declares()
     }
 }
 
