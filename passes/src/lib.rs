@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod combine_cvt_pack;
+pub mod count_blocks;
 pub mod dce;
 pub mod fold_byte_gathers;
 pub mod fold_dot_shuffles;
@@ -21,6 +22,7 @@ use ptx_pass::{PassInfo, PerFunction};
 #[rustfmt::skip]
 pub const REGISTRY: &[PassInfo] = &[
     PassInfo { name: "combine-cvt-pack", description: "combine saturating conversions packed together into cvt.pack.sat (PTX 6.5+, sm_72+)", create: || Box::new(PerFunction(combine_cvt_pack::CombineCvtPack)), options: "", create_with: None },
+    PassInfo { name: "count-blocks", description: "count how often each basic block of each kernel runs, in a .global .u64 array per kernel (__ptxopt_blocks_<kernel>)", create: || Box::new(PerFunction(count_blocks::CountBlocks)), options: "", create_with: None },
     PassInfo { name: "dce", description: "delete pure instructions whose results nothing reads", create: || Box::new(PerFunction(dce::Dce)), options: "", create_with: None },
     PassInfo { name: "fold-byte-gathers", description: "a 32-bit value gathered byte by byte from one or two words (shifts, masks, or, bfi, prmt chains) becomes one prmt or a mov", create: || Box::new(PerFunction(fold_byte_gathers::FoldByteGathers::default())), options: fold_byte_gathers::OPTIONS, create_with: Some(fold_byte_gathers::create_with) },
     PassInfo { name: "fold-dot-shuffles", description: "dp4a/dp2a (and dp4a chains) read whole source words instead of byte shuffles of them", create: || Box::new(PerFunction(fold_dot_shuffles::FoldDotShuffles)), options: "", create_with: None },

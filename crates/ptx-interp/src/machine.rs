@@ -88,6 +88,10 @@ pub struct RunOutput {
     pub total_insts: usize,
     /// Per function (module order), which instructions were reached.
     pub coverage: Vec<Vec<bool>>,
+    /// Per function (module order), how many times each instruction (by its
+    /// place among the body's instructions) was reached, by any thread,
+    /// whatever its guard.
+    pub reached: Vec<Vec<u64>>,
 }
 
 /// Where a callee's return value goes in the caller.
@@ -183,19 +187,23 @@ pub(crate) struct CtaState {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Coverage {
     pub seen: Vec<Vec<bool>>,
+    pub reached: Vec<Vec<u64>>,
 }
 
 impl Coverage {
     pub fn mark(&mut self, func: usize, pc: usize, len: usize) {
         if self.seen.len() <= func {
             self.seen.resize(func + 1, Vec::new());
+            self.reached.resize(func + 1, Vec::new());
         }
-        let v = &mut self.seen[func];
+        let (v, n) = (&mut self.seen[func], &mut self.reached[func]);
         if v.len() < len {
             v.resize(len, false);
+            n.resize(len, 0);
         }
         if let Some(b) = v.get_mut(pc) {
             *b = true;
+            n[pc] += 1;
         }
     }
 }
@@ -432,6 +440,7 @@ pub fn run_function(
         .map(|(i, _)| prog.funcs[i].code.len())
         .sum();
     out.coverage = coverage.seen;
+    out.reached = coverage.reached;
     Ok(out)
 }
 

@@ -2,6 +2,7 @@
 //! by ptxas. One test binary; one module per concern.
 
 mod corpus;
+mod count_blocks;
 mod custom_passes;
 mod determinism;
 mod generated_kernels;

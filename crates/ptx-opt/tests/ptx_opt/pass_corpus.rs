@@ -86,3 +86,8 @@ fn combine_cvt_pack_keeps_corpus_meaning() {
 fn o2_pipeline_keeps_corpus_meaning() {
     assert_keeps_meaning(ptx_opt::Options::with_level(2), "-O2");
 }
+
+#[test]
+fn count_blocks_keeps_corpus_meaning() {
+    assert_keeps_meaning(ptx_opt::Options::with_passes(["count-blocks"]), "count-blocks");
+}

@@ -36,12 +36,31 @@ fn check(source: &str, options: &Options, batch_bytes: usize) -> Result<(), Stri
     Ok(())
 }
 
+/// Every pass but `verify` (the pipeline's own check) and `count-blocks`
+/// (it declares module variables, so its pipeline runs on the whole module,
+/// see `count_blocks_runs_whole`).
+fn streams(pass: &str) -> bool {
+    !matches!(pass, "verify" | "count-blocks")
+}
+
+/// A pass that declares module items is not streamed: each batch would
+/// declare its own copy. `optimize` gives what the whole-module run gives.
+#[test]
+fn count_blocks_runs_whole() {
+    let options = Options::with_passes(["count-blocks"]);
+    let file = corpus::files().iter().max_by_key(|f| f.source.len()).expect("a corpus file");
+    assert!(ptx_opt::optimize_in_batches(&file.source, &options, 1).expect("runs").is_none(), "it streamed");
+    let whole = ptx_opt::optimize_whole(&file.source, &options).expect("runs");
+    let run = ptx_opt::optimize(&file.source, &options).expect("runs");
+    assert_eq!(observable(&run), observable(&whole));
+}
+
 /// Every function-local pass alone and -O2, one group of items per batch
 /// (the most cuts) and 64 KiB batches, over the whole corpus.
 #[test]
 fn streamed_pipelines_match_the_whole_module_run() {
     let mut pipelines: Vec<Vec<&str>> = vec![ptx_opt::pipeline(2).to_vec()];
-    pipelines.extend(ptx_opt::passes().iter().filter(|p| p.name != "verify").map(|p| vec![p.name]));
+    pipelines.extend(ptx_opt::passes().iter().filter(|p| streams(p.name)).map(|p| vec![p.name]));
     let mut failures = Vec::new();
     for file in corpus::files() {
         for passes in &pipelines {
@@ -149,7 +168,7 @@ fn testdata_streams_like_the_whole_module() {
     let files = corpus::testdata_files("");
     assert!(files.len() > 50, "testdata found");
     let mut pipelines: Vec<Vec<&str>> = vec![ptx_opt::pipeline(2).to_vec()];
-    pipelines.extend(ptx_opt::passes().iter().filter(|p| p.name != "verify").map(|p| vec![p.name]));
+    pipelines.extend(ptx_opt::passes().iter().filter(|p| streams(p.name)).map(|p| vec![p.name]));
     let mut failures = Vec::new();
     for path in &files {
         let Ok(source) = std::fs::read_to_string(path) else { continue };
