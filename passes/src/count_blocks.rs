@@ -37,7 +37,8 @@
 
 use ptx_analysis::{BlockData, Cfg};
 use ptx_ir::{
-    Address, DeclWord, Diagnostic, Function, FunctionKind, Inst, Operand, ScalarType, Span, StateSpace, Variable, Word,
+    AddrBase, Address, DeclWord, Diagnostic, Function, FunctionKind, Inst, Module, ModuleItem, Opcode, Operand,
+    ScalarType, Span, StateSpace, Stmt, Variable, Word,
 };
 use ptx_pass::{Counter, Declaration, FunctionContext, FunctionPass, Preserves, Rewriter};
 
@@ -99,4 +100,54 @@ impl FunctionPass for CountBlocks {
         rw.count(BLOCKS, blocks.len() as u64);
         Ok(rw.finish())
     }
+}
+
+/// The counters of one instrumented kernel, for a runtime that reads them
+/// back ([`map`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelCounters {
+    /// The kernel.
+    pub kernel: String,
+    /// Its counter array.
+    pub array: String,
+    /// Per block, in index order: where the block's first instruction of
+    /// the input is (None for a block without one).
+    pub blocks: Vec<Option<Span>>,
+}
+
+/// The counter arrays of a module `count-blocks` instrumented: for each
+/// kernel with its array, which block each counter counts (read from the
+/// increments themselves, so later passes do not matter).
+pub fn map(module: &Module) -> Vec<KernelCounters> {
+    let arrays: std::collections::BTreeMap<&str, u64> = module
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            ModuleItem::Variable(v) => Some((v.name.as_str(), v.dims.first().copied().flatten()?)),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for func in module.functions.values().filter(|f| f.kind == FunctionKind::Entry && f.has_body()) {
+        let array = counter_array(&func.name);
+        let (Some(&len), Some(symbol)) = (arrays.get(array.as_str()), func.names.find(&array)) else { continue };
+        let mut blocks = vec![None; len as usize];
+        for stmt in func.body().unwrap_or(&[]) {
+            let Stmt::Inst(id) = stmt else { continue };
+            let inst = &func.insts[*id];
+            let slot = match inst.operands.first() {
+                Some(Operand::Address(a)) if inst.opcode == Opcode::Red && a.base == AddrBase::Symbol(symbol) => {
+                    a.offset
+                }
+                _ => continue,
+            };
+            // An increment has the span of the instruction it stands before
+            // (none in a block without instructions).
+            if let Some(entry) = usize::try_from(slot / 8).ok().and_then(|i| blocks.get_mut(i)) {
+                *entry = (!inst.span.is_synthetic()).then_some(inst.span);
+            }
+        }
+        out.push(KernelCounters { kernel: func.name.clone(), array, blocks });
+    }
+    out
 }

@@ -150,6 +150,12 @@ struct Cli {
     #[arg(long, value_name = "DIR", conflicts_with = "output")]
     dot_dir: Option<PathBuf>,
 
+    /// With count-blocks in the pipeline: write, as JSON, each instrumented kernel's counter
+    /// array and the input line of each counted block's first instruction, for a runtime that
+    /// reads the counts back (written like the output: to a temporary file, then renamed).
+    #[arg(long, value_name = "FILE")]
+    count_blocks_map: Option<PathBuf>,
+
     /// List the registered passes and exit.
     #[arg(long)]
     list_passes: bool,
@@ -345,6 +351,11 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             return Err(Failure::Usage(e.to_string()));
         }
     }
+    if cli.count_blocks_map.is_some() && !passes.iter().any(|p| p.name() == "count-blocks") {
+        return Err(Failure::Usage(
+            "--count-blocks-map needs count-blocks in the pipeline (--passes=count-blocks)".into(),
+        ));
+    }
     if cli.dot_dir.is_some() && cli.emit.graph().is_none() {
         return Err(Failure::Usage("--dot-dir needs --emit=cfg-dot or --emit=defuse-dot".into()));
     }
@@ -393,8 +404,13 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     // What needs the module itself, pass by pass or at the end, keeps one;
     // PTX out otherwise goes through the library's optimize, which streams
     // what it can and keeps no module when there is nothing to do.
-    let keeps_module =
-        cli.emit != Emit::Ptx || cli.check || cli.print_changed || !cli.filter_function.is_empty() || cli.time_passes;
+    let keeps_module = cli.emit != Emit::Ptx
+        || cli.check
+        || cli.print_changed
+        || !cli.filter_function.is_empty()
+        || cli.time_passes
+        || cli.count_blocks_map.is_some();
+    let mut count_blocks_map = None;
     let mut times = render::Times::default();
     // --dot-dir: (path, DOT) of each function's graph, written instead of the text.
     let mut files: Vec<(PathBuf, String)> = Vec::new();
@@ -433,6 +449,9 @@ fn run(cli: &Cli) -> Result<(), Failure> {
             Emit::CfgDot => graphs(&module, ptx_opt::Graph::ControlFlow, cli),
             Emit::DefuseDot => graphs(&module, ptx_opt::Graph::DefUse, cli),
         });
+        if cli.count_blocks_map.is_some() {
+            count_blocks_map = Some(ptx_opt::count_blocks_map_json(&module, &source));
+        }
         let text = Text::Whole(text);
         if let (Some(dir), Some(graph)) = (&cli.dot_dir, cli.emit.graph()) {
             files = chosen_graphs(&module, graph, cli)
@@ -484,6 +503,9 @@ fn run(cli: &Cli) -> Result<(), Failure> {
     drop(stderr);
     if let Some(path) = remarks_path {
         write_output(Some(path), &remarks())?;
+    }
+    if let (Some(path), Some(map)) = (&cli.count_blocks_map, &count_blocks_map) {
+        write_output(Some(path), map)?;
     }
     if let Some(dir) = &cli.dot_dir {
         std::fs::create_dir_all(dir).map_err(|e| Failure::Io(format!("cannot create '{}': {e}", dir.display())))?;

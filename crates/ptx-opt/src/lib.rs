@@ -39,7 +39,8 @@ pub use ptx_ir as ir;
 pub use ptx_ir::{Diagnostic, Module, Note, Span};
 pub use render::{render_error, RenderOptions, DEFAULT_ERROR_LIMIT};
 pub use report::{
-    demangle, missed_remarks_json_lines, missed_remarks_text, remarks_json_lines, remarks_text, stats_json,
+    count_blocks_map_json, demangle, missed_remarks_json_lines, missed_remarks_text, remarks_json_lines, remarks_text,
+    stats_json,
 };
 
 mod dot;

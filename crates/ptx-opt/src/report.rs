@@ -170,6 +170,39 @@ fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// The counter arrays `count-blocks` added, as JSON, for a runtime that
+/// reads the counts back: per kernel its array and, for each block (the
+/// counter's index), the input line of its first instruction (`null` for a
+/// block without one):
+///
+/// ```text
+/// {"kernels":[{"kernel":"k","array":"__ptxopt_blocks_k","blocks":[{"block":0,"line":12},{"block":1,"line":null}]}]}
+/// ```
+pub fn count_blocks_map_json(module: &crate::Module, source: &str) -> String {
+    let index = crate::LineIndex::new(source);
+    let mut out = String::from("{\"kernels\":[");
+    for (k, kernel) in ptx_passes::count_blocks::map(module).iter().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"kernel\":");
+        push_json_string(&mut out, &kernel.kernel);
+        out.push_str(",\"array\":");
+        push_json_string(&mut out, &kernel.array);
+        out.push_str(",\"blocks\":[");
+        for (b, span) in kernel.blocks.iter().enumerate() {
+            if b > 0 {
+                out.push(',');
+            }
+            let line = span.map_or("null".to_string(), |s| index.line_col(source, s.start as usize).0.to_string());
+            out.push_str(&format!("{{\"block\":{b},\"line\":{line}}}"));
+        }
+        out.push_str("]}");
+    }
+    out.push_str("]}\n");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -408,3 +408,30 @@ fn output_keeps_links_special_files_and_permissions() {
     assert_eq!(reader.join().expect("reader finished"), bytes, "the output went through the FIFO");
     assert!(!listing(dir.path()).iter().any(|n| n.starts_with(".ptx-opt-")), "no temporary file is left behind");
 }
+
+/// `--count-blocks-map`: each instrumented kernel's array and, per counter,
+/// the input line of its block's first instruction (null for a block
+/// without one); a usage error without count-blocks in the pipeline.
+#[test]
+fn count_blocks_map_names_each_counter_s_block() {
+    let input = testdata("passes").join("count-blocks").join("branches-and-guards.ptx");
+    let input = input.to_str().expect("UTF-8 path");
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let output =
+        ptx_opt(dir.path(), &["--passes=count-blocks", "--count-blocks-map=map.json", "-o", "out.ptx", input], b"");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let map = std::fs::read_to_string(dir.path().join("map.json")).expect("the map was written");
+    assert_eq!(
+        map,
+        "{\"kernels\":[{\"kernel\":\"branches_and_guards\",\"array\":\"__ptxopt_blocks_branches_and_guards\",\"blocks\":[\
+         {\"block\":0,\"line\":26},{\"block\":1,\"line\":32},{\"block\":2,\"line\":34},{\"block\":3,\"line\":40},\
+         {\"block\":4,\"line\":null}]}]}\n"
+    );
+    let out = std::fs::read_to_string(dir.path().join("out.ptx")).expect("the output was written");
+    assert!(out.contains(".global .align 8 .u64 __ptxopt_blocks_branches_and_guards[5];"), "{out}");
+
+    let output = ptx_opt(dir.path(), &["-O2", "--count-blocks-map=other.json", input], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_of(&output).contains("--count-blocks-map needs count-blocks"), "{}", stderr_of(&output));
+    assert!(!dir.path().join("other.json").exists());
+}
