@@ -21,8 +21,8 @@
 //! invalid (`inv`) are left for `verify` to report; `.b128` registers, which
 //! `cvt` cannot produce, are left as they are and counted.
 
-use ptx_ir::{Diagnostic, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType, TypeKind};
-use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
+use ptx_ir::{Inst, InstId, Opcode, Operand, RegId, ScalarType, TypeKind};
+use ptx_pass::{Counter, Missed, Rewriter, Rule, Values};
 
 /// The pass.
 pub struct LegalizeRelaxed;
@@ -35,13 +35,15 @@ const B128_LEFT: Counter = Counter::new("b128-left-relaxed", "b128 operands left
 
 /// How a wider destination register is filled from the exact-size result.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Extension {
+pub enum Extension {
+    /// With zeros (unsigned and bit types).
     Zero,
+    /// With copies of the sign bit (signed types).
     Sign,
 }
 
 /// What to do with one register operand.
-enum Plan {
+enum Verdict {
     /// Exact size (or not a case this pass handles): leave it.
     Keep,
     /// Valid relaxed operand: rewrite it.
@@ -53,9 +55,9 @@ enum Plan {
 /// Decides whether a register of type `reg` used with instruction type `ty`
 /// is a relaxed operand this pass rewrites (ISA 9.4.1 Tables 27 and 28: the
 /// same cells are valid for sources and destinations).
-fn plan(reg: ScalarType, ty: ScalarType) -> Plan {
+fn verdict(reg: ScalarType, ty: ScalarType) -> Verdict {
     if reg.bits() <= ty.bits() || ty.bits() < 8 || ty == ScalarType::Pred || reg == ScalarType::Pred {
-        return Plan::Keep;
+        return Verdict::Keep;
     }
     let valid = match (reg.kind(), ty.kind()) {
         // Bit-size registers go with any instruction type.
@@ -67,11 +69,11 @@ fn plan(reg: ScalarType, ty: ScalarType) -> Plan {
         _ => false,
     };
     if !valid || ty.bit_type().is_none() {
-        Plan::Keep
+        Verdict::Keep
     } else if reg.bits() > 64 {
-        Plan::Unsupported
+        Verdict::Unsupported
     } else {
-        Plan::Rewrite
+        Verdict::Rewrite
     }
 }
 
@@ -157,10 +159,10 @@ fn legalize_operand(
         if reg_ty.vector.is_some() {
             continue;
         }
-        match plan(reg_ty.scalar, ty) {
-            Plan::Keep => {}
-            Plan::Unsupported => unsupported += 1,
-            Plan::Rewrite => {
+        match verdict(reg_ty.scalar, ty) {
+            Verdict::Keep => {}
+            Verdict::Unsupported => unsupported += 1,
+            Verdict::Rewrite => {
                 let exact = if is_dst { extend(rw, id, reg, ty, ext) } else { chop(rw, id, reg, ty) };
                 rw.modify(id, |inst| replace_element(&mut inst.operands[operand], index, exact));
                 rewritten += 1;
@@ -178,49 +180,61 @@ fn extension_of(ty: ScalarType) -> Extension {
     }
 }
 
-impl FunctionPass for LegalizeRelaxed {
+/// One operand to look at: (its index, the instruction type it must fit,
+/// whether it is the destination, how a destination is extended, the
+/// counter).
+pub struct Work(usize, ScalarType, bool, Extension, Counter);
+
+impl Rule for LegalizeRelaxed {
+    type Plan = Vec<Work>;
+
     fn name(&self) -> &'static str {
         "legalize-relaxed"
     }
 
-    fn preserves(&self) -> Preserves {
-        Preserves::Cfg
+    fn roots(&self) -> &[Opcode] {
+        &[Opcode::Ld, Opcode::St, Opcode::Cvt]
     }
 
-    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        let ids: Vec<InstId> = func.inst_ids().collect();
-        let mut rw = Rewriter::new(func, cx).with_temp_tag("lr");
-        let mut unsupported = 0;
-        for id in ids {
-            let inst = rw.inst(id);
-            let span = inst.span;
-            // (operand index, instruction type, is destination, extension, counter)
-            let mut work: Vec<(usize, ScalarType, bool, Extension, Counter)> = Vec::new();
-            if let Some(ld) = inst.as_ld() {
-                if inst.opcode == Opcode::Ld {
-                    work.push((0, ld.ty, true, extension_of(ld.ty), LD_EXTENDED));
-                }
-            } else if let Some(st) = inst.as_st() {
-                work.push((1, st.ty, false, Extension::Zero, ST_CHOPPED));
-            } else if let Some(cvt) = inst.as_cvt() {
-                work.push((1, cvt.src_ty, false, Extension::Zero, CVT_CHOPPED));
-                // cvt's relaxed destination: the result has the destination
-                // format's size and is extended by its signedness.
-                work.push((0, cvt.dst_ty, true, extension_of(cvt.dst_ty), CVT_EXTENDED));
+    fn temp_tag(&self) -> &'static str {
+        "lr"
+    }
+
+    fn decide(&self, values: &Values<'_>, id: InstId) -> Result<Vec<Work>, Missed> {
+        let inst = values.inst(id);
+        let mut work = Vec::new();
+        if let Some(ld) = inst.as_ld() {
+            if inst.opcode == Opcode::Ld {
+                work.push(Work(0, ld.ty, true, extension_of(ld.ty), LD_EXTENDED));
             }
-            for (operand, ty, is_dst, ext, counter) in work {
-                let (n, left) = legalize_operand(&mut rw, id, operand, ty, is_dst, ext);
-                unsupported += left;
-                if n > 0 {
-                    rw.count(counter, n);
-                    let what = if is_dst { "extended destination" } else { "chopped source" };
-                    rw.remark(span, format!("made {n} implicit {what} conversion(s) explicit"));
-                }
+        } else if let Some(st) = inst.as_st() {
+            work.push(Work(1, st.ty, false, Extension::Zero, ST_CHOPPED));
+        } else if let Some(cvt) = inst.as_cvt() {
+            work.push(Work(1, cvt.src_ty, false, Extension::Zero, CVT_CHOPPED));
+            // cvt's relaxed destination: the result has the destination
+            // format's size and is extended by its signedness.
+            work.push(Work(0, cvt.dst_ty, true, extension_of(cvt.dst_ty), CVT_EXTENDED));
+        }
+        if work.is_empty() {
+            return Err(Missed::silently());
+        }
+        Ok(work)
+    }
+
+    fn build(&self, rw: &mut Rewriter<'_, '_, '_>, id: InstId, work: Vec<Work>) {
+        let span = rw.inst(id).span;
+        let mut unsupported = 0;
+        for Work(operand, ty, is_dst, ext, counter) in work {
+            let (n, left) = legalize_operand(rw, id, operand, ty, is_dst, ext);
+            unsupported += left;
+            if n > 0 {
+                rw.count(counter, n);
+                let what = if is_dst { "extended destination" } else { "chopped source" };
+                rw.remark(span, format!("made {n} implicit {what} conversion(s) explicit"));
             }
         }
         if unsupported > 0 {
             rw.count(B128_LEFT, unsupported);
         }
-        Ok(rw.finish())
     }
 }

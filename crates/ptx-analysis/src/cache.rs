@@ -78,9 +78,10 @@ impl FunctionAnalyses {
         self.def_use.get_or_init(|| DefUse::build(func, cfg, dom))
     }
 
-    /// The value queries over `func` (builds the def-use chains if needed).
+    /// The value queries over `func` (the def-use chains are built, and
+    /// kept here, by the first query that needs them).
     pub fn values<'a>(&'a self, func: &'a Function) -> Values<'a> {
-        Values::new(func, self.def_use(func))
+        Values::cached(func, self)
     }
 
     /// Drops what a change to the function invalidated.

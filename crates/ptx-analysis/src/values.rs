@@ -30,13 +30,35 @@ use ptx_ir::{Access, Function, Inst, InstId, Operand, RegId, ScalarType};
 #[derive(Clone, Copy)]
 pub struct Values<'a> {
     func: &'a Function,
-    du: &'a DefUse,
+    du: Chains<'a>,
+}
+
+/// The def-use chains the queries read: given, or built by the function's
+/// analysis cache on the first query that needs them (a query about the
+/// instruction alone builds nothing).
+#[derive(Clone, Copy)]
+enum Chains<'a> {
+    Built(&'a DefUse),
+    Cached(&'a crate::FunctionAnalyses),
 }
 
 impl<'a> Values<'a> {
     /// Queries over `func`, whose def-use chains are `du`.
     pub fn new(func: &'a Function, du: &'a DefUse) -> Values<'a> {
-        Values { func, du }
+        Values { func, du: Chains::Built(du) }
+    }
+
+    /// Queries over `func` whose chains `analyses` builds when a query
+    /// first needs them.
+    pub(crate) fn cached(func: &'a Function, analyses: &'a crate::FunctionAnalyses) -> Values<'a> {
+        Values { func, du: Chains::Cached(analyses) }
+    }
+
+    fn du(&self) -> &'a DefUse {
+        match self.du {
+            Chains::Built(du) => du,
+            Chains::Cached(analyses) => analyses.def_use(self.func),
+        }
     }
 
     /// The function the queries are about.
@@ -56,9 +78,9 @@ impl<'a> Values<'a> {
     /// guarded, partial (`%v.x`, `%r.b0`) or only possible (an unknown
     /// instruction).
     pub fn sole_def(&self, at: InstId, reg: RegId) -> Option<InstId> {
-        let defs = self.du.reaching_defs(at, reg);
+        let defs = self.du().reaching_defs(at, reg);
         let [site @ DefSite::Inst(def, _)] = defs.as_ref() else { return None };
-        (self.du.kills(*site) && self.func.insts[*def].guard.is_none()).then_some(*def)
+        (self.du().kills(*site) && self.func.insts[*def].guard.is_none()).then_some(*def)
     }
 
     /// [`sole_def`](Self::sole_def) when `reg` is that instruction's result,
@@ -87,7 +109,7 @@ impl<'a> Values<'a> {
     /// kind) can happen on a path from `from` to `to` (which `from` must
     /// dominate; see [`DefUse::value_unchanged_between`]).
     pub fn unchanged_between(&self, reg: RegId, from: InstId, to: InstId) -> bool {
-        !self.writes(from, reg) && self.du.value_unchanged_between(reg, from, to)
+        !self.writes(from, reg) && self.du().value_unchanged_between(reg, from, to)
     }
 
     /// True if every operand of `sources` (operands of `def`) holds at `to`
@@ -135,20 +157,20 @@ impl<'a> Values<'a> {
 
     /// [`known_value`](Self::known_value) of a register.
     pub fn known_reg(&self, at: InstId, reg: RegId) -> Option<u64> {
-        let unguarded = self.du.reaching_defs(at, reg).iter().all(|d| match d {
+        let unguarded = self.du().reaching_defs(at, reg).iter().all(|d| match d {
             DefSite::Inst(i, _) => self.func.insts[*i].guard.is_none(),
             DefSite::Entry(_) => false,
         });
         if !unguarded {
             return None;
         }
-        self.du.known_constant(at, reg)
+        self.du().known_constant(at, reg)
     }
 
     /// The instructions whose write of `reg` may be the value read just
     /// before `at`, in body order.
     pub fn defs_reaching(&self, at: InstId, reg: RegId) -> Vec<InstId> {
-        self.du.reaching_defs(at, reg).iter().filter_map(|d| d.inst()).collect()
+        self.du().reaching_defs(at, reg).iter().filter_map(|d| d.inst()).collect()
     }
 
     /// The instructions whose writes may reach the registers `at` reads in
@@ -166,12 +188,12 @@ impl<'a> Values<'a> {
     /// The instructions that read the value `def` writes to `reg` (each
     /// once, in body order).
     pub fn readers(&self, def: InstId, reg: RegId) -> Vec<InstId> {
-        let mut out: Vec<InstId> = self.du.uses_of(DefSite::Inst(def, reg)).iter().map(|u| u.inst).collect();
+        let mut out: Vec<InstId> = self.du().uses_of(DefSite::Inst(def, reg)).iter().map(|u| u.inst).collect();
         out.dedup();
         out
     }
 
     fn writes(&self, inst: InstId, reg: RegId) -> bool {
-        self.du.defs_of_inst(inst).any(|d| d.reg() == reg)
+        self.du().defs_of_inst(inst).any(|d| d.reg() == reg)
     }
 }

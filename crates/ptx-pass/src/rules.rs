@@ -60,6 +60,12 @@ pub trait Rule: Send + Sync {
     /// The opcodes the rule roots at.
     fn roots(&self) -> &[Opcode];
 
+    /// The tag of the registers `build` makes (`Rewriter::temp`:
+    /// `%ptxopt_<tag>_<type>_<n>`).
+    fn temp_tag(&self) -> &'static str {
+        "tmp"
+    }
+
     /// True if `inst` may root the rule: a cheap test on the instruction
     /// alone, before any analysis (default: its opcode is one of
     /// [`roots`](Self::roots)).
@@ -96,6 +102,9 @@ pub fn apply<R: Rule + ?Sized>(rule: &R, func: &mut Function, cx: &mut FunctionC
         return false;
     }
     let values = cx.values(func);
+    // Feeders are looked up only for a rule that deletes them: the lookup
+    // builds the def-use chains, which a rule reading only its root needs not.
+    let deletes = rule.dead_counter().is_some();
     let mut plans = Vec::new();
     let mut feeders = Vec::new();
     let mut missed = Vec::new();
@@ -103,7 +112,9 @@ pub fn apply<R: Rule + ?Sized>(rule: &R, func: &mut Function, cx: &mut FunctionC
         match rule.decide(&values, id) {
             Ok(plan) => {
                 plans.push((id, plan));
-                feeders.extend(values.feeding(id).into_iter().filter(|&d| rule.may_die(&func.insts[d])));
+                if deletes {
+                    feeders.extend(values.feeding(id).into_iter().filter(|&d| rule.may_die(&func.insts[d])));
+                }
             }
             Err(Missed(Some(reason))) => missed.push((func.insts[id].span, reason)),
             Err(Missed(None)) => {}
@@ -115,7 +126,7 @@ pub fn apply<R: Rule + ?Sized>(rule: &R, func: &mut Function, cx: &mut FunctionC
     if plans.is_empty() {
         return false;
     }
-    let mut rw = Rewriter::new(func, cx);
+    let mut rw = Rewriter::new(func, cx).with_temp_tag(rule.temp_tag());
     for (id, plan) in plans {
         rule.build(&mut rw, id, plan);
     }
