@@ -14,7 +14,7 @@
 //! error is always checked, so its diagnostics carry its own place.
 //!
 //! Whoever makes a check read more of an operand than this must make the
-//! shape say it too (`hash_operand`, `same_operand`, `describe_operand`).
+//! shape say it too (`write_operand`, `same_operand`).
 
 use ptx_ir::{AddrBase, Function, Inst, InstId, Opcode, Operand, RegId};
 use rustc_hash::FxHasher;
@@ -44,7 +44,7 @@ impl<'f> CleanShapes<'f> {
     /// was found clean. Every register and label of `inst` must exist.
     pub(super) fn lookup(&self, seen_as: &Seen<'_>, inst: &Inst) -> (u64, bool) {
         let mut h = FxHasher::default();
-        hash_inst(seen_as, inst, &mut h);
+        write_inst::<_, false>(seen_as, inst, &mut h);
         let hash = h.finish();
         let seen = match self.slots[slot(hash, self.slots.len())] {
             Some((known, id)) => known == hash && same_inst(seen_as, &self.func.insts[id], inst),
@@ -129,79 +129,6 @@ impl LiteralReaders {
 
 fn reg_ty(func: &Function, r: RegId) -> ptx_ir::RegType {
     func.regs[r].ty
-}
-
-fn hash_inst(seen: &Seen<'_>, inst: &Inst, h: &mut FxHasher) {
-    inst.opcode.hash(h);
-    inst.modifiers.hash(h);
-    match inst.guard {
-        None => 0u8.hash(h),
-        Some(g) => {
-            1u8.hash(h);
-            g.negated.hash(h);
-            reg_ty(seen.func, g.reg).hash(h);
-        }
-    }
-    inst.operands.len().hash(h);
-    for op in &inst.operands {
-        hash_operand(seen, op, h);
-    }
-}
-
-fn hash_operand(seen: &Seen<'_>, op: &Operand, h: &mut FxHasher) {
-    let func = seen.func;
-    std::mem::discriminant(op).hash(h);
-    match op {
-        Operand::Reg(r) => reg_ty(func, *r).hash(h),
-        Operand::RegComponent(r, c) => {
-            reg_ty(func, *r).hash(h);
-            c.hash(h);
-        }
-        Operand::RegSelect(r, n) => {
-            reg_ty(func, *r).hash(h);
-            n.hash(h);
-        }
-        Operand::RegOffset(r, i) => {
-            reg_ty(func, *r).hash(h);
-            i.hash(h);
-        }
-        Operand::Int(i) => {
-            if seen.literal_values {
-                i.bits.hash(h);
-            }
-        }
-        Operand::Float(f) => f.single.hash(h),
-        Operand::Label(l) => seen.placed(*l).hash(h),
-        Operand::Address(a) => {
-            match a.base {
-                AddrBase::Reg(r) => {
-                    0u8.hash(h);
-                    reg_ty(func, r).hash(h);
-                }
-                ref other => {
-                    1u8.hash(h);
-                    other.hash(h);
-                }
-            }
-            (a.offset != 0, a.explicit_zero, a.unified, a.rest.len()).hash(h);
-            for o in &a.rest {
-                hash_operand(seen, o, h);
-            }
-        }
-        Operand::Vector(ops) | Operand::Parens(ops) => {
-            ops.len().hash(h);
-            for o in ops.iter() {
-                hash_operand(seen, o, h);
-            }
-        }
-        Operand::Pair(pair) => {
-            hash_operand(seen, &pair.0, h);
-            hash_operand(seen, &pair.1, h);
-        }
-        Operand::Not(inner) | Operand::Neg(inner) => hash_operand(seen, inner, h),
-        // No register inside: the operand as it is.
-        other => other.hash(h),
-    }
 }
 
 fn same_inst(seen: &Seen<'_>, a: &Inst, b: &Inst) -> bool {
@@ -292,7 +219,7 @@ impl PortableShapes {
     pub(super) fn lookup(&mut self, seen: &Seen<'_>, inst: &Inst) -> bool {
         let mut bytes = Recorder(std::mem::take(&mut self.scratch));
         bytes.0.clear();
-        let portable = describe_inst(seen, inst, &mut bytes);
+        let portable = write_inst::<_, true>(seen, inst, &mut bytes);
         self.scratch = bytes.0;
         if !portable {
             self.scratch.clear();
@@ -377,13 +304,20 @@ impl Hasher for Recorder {
     }
 }
 
-/// Writes the shape of `inst` into `out`; false if it names a symbol or a
-/// word the vocabulary lacks.
-fn describe_inst(seen: &Seen<'_>, inst: &Inst, out: &mut Recorder) -> bool {
-    let Some(opcode) = inst.opcode.index() else { return false };
-    opcode.hash(out);
-    if inst.modifiers.iter().any(|m| matches!(m, ptx_ir::Modifier::Other(_))) {
-        return false;
+/// Writes the shape of `inst` into `out`: what its checks read (see the
+/// module documentation). A `PORTABLE` shape is the same in any function of
+/// the module: names as text, and false (nothing meaningful written) if it
+/// names a symbol of its function or a word or opcode the vocabulary lacks.
+/// Otherwise names are the function's own and the result is always true.
+fn write_inst<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, inst: &Inst, out: &mut H) -> bool {
+    if PORTABLE {
+        let Some(opcode) = inst.opcode.index() else { return false };
+        opcode.hash(out);
+        if inst.modifiers.iter().any(|m| matches!(m, ptx_ir::Modifier::Other(_))) {
+            return false;
+        }
+    } else {
+        inst.opcode.hash(out);
     }
     inst.modifiers.hash(out);
     match inst.guard {
@@ -395,11 +329,18 @@ fn describe_inst(seen: &Seen<'_>, inst: &Inst, out: &mut Recorder) -> bool {
         }
     }
     inst.operands.len().hash(out);
-    inst.operands.iter().all(|op| describe_operand(seen, op, out))
+    inst.operands.iter().all(|op| write_operand::<H, PORTABLE>(seen, op, out))
 }
 
-fn describe_operand(seen: &Seen<'_>, op: &Operand, out: &mut Recorder) -> bool {
+fn write_operand<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, op: &Operand, out: &mut H) -> bool {
     let func = seen.func;
+    let name = |n: ptx_ir::Name, out: &mut H| {
+        if PORTABLE {
+            func.names.get(n).hash(out)
+        } else {
+            n.hash(out)
+        }
+    };
     std::mem::discriminant(op).hash(out);
     match op {
         Operand::Reg(r) => reg_ty(func, *r).hash(out),
@@ -407,15 +348,15 @@ fn describe_operand(seen: &Seen<'_>, op: &Operand, out: &mut Recorder) -> bool {
             reg_ty(func, *r).hash(out);
             c.hash(out);
         }
-        Operand::RegSelect(r, name) => {
+        Operand::RegSelect(r, n) => {
             reg_ty(func, *r).hash(out);
-            func.names.get(*name).hash(out);
+            name(*n, out);
         }
         Operand::RegOffset(r, i) => {
             reg_ty(func, *r).hash(out);
             i.hash(out);
         }
-        Operand::Special(name) => func.names.get(*name).hash(out),
+        Operand::Special(n) => name(*n, out),
         Operand::Int(i) => {
             if seen.literal_values {
                 i.bits.hash(out);
@@ -434,18 +375,29 @@ fn describe_operand(seen: &Seen<'_>, op: &Operand, out: &mut Recorder) -> bool {
                     1u8.hash(out);
                     i.hash(out);
                 }
-                AddrBase::Symbol(_) => return false,
+                AddrBase::Symbol(_) if PORTABLE => return false,
+                AddrBase::Symbol(n) => {
+                    2u8.hash(out);
+                    n.hash(out);
+                }
             }
             (a.offset != 0, a.explicit_zero, a.unified, a.rest.len()).hash(out);
-            return a.rest.iter().all(|o| describe_operand(seen, o, out));
+            return a.rest.iter().all(|o| write_operand::<H, PORTABLE>(seen, o, out));
         }
         Operand::Vector(ops) | Operand::Parens(ops) => {
             ops.len().hash(out);
-            return ops.iter().all(|o| describe_operand(seen, o, out));
+            return ops.iter().all(|o| write_operand::<H, PORTABLE>(seen, o, out));
         }
-        Operand::Pair(pair) => return describe_operand(seen, &pair.0, out) && describe_operand(seen, &pair.1, out),
-        Operand::Not(inner) | Operand::Neg(inner) => return describe_operand(seen, inner, out),
-        Operand::Symbol(_) | Operand::SymbolOffset(..) => return false,
+        Operand::Pair(pair) => {
+            return write_operand::<H, PORTABLE>(seen, &pair.0, out) && write_operand::<H, PORTABLE>(seen, &pair.1, out)
+        }
+        Operand::Not(inner) | Operand::Neg(inner) => return write_operand::<H, PORTABLE>(seen, inner, out),
+        Operand::Symbol(_) | Operand::SymbolOffset(..) if PORTABLE => return false,
+        Operand::Symbol(n) => n.hash(out),
+        Operand::SymbolOffset(n, offset) => {
+            n.hash(out);
+            offset.hash(out);
+        }
     }
     true
 }
