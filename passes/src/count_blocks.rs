@@ -131,7 +131,9 @@ pub fn map(module: &Module) -> Vec<KernelCounters> {
     for func in module.functions.values().filter(|f| f.kind == FunctionKind::Entry && f.has_body()) {
         let array = counter_array(&func.name);
         let (Some(&len), Some(symbol)) = (arrays.get(array.as_str()), func.names.find(&array)) else { continue };
-        let mut blocks = vec![None; len as usize];
+        // Sized by the increments found, not by the declaration (which the
+        // input could make as large as it likes).
+        let mut found: Vec<(usize, Option<Span>)> = Vec::new();
         for stmt in func.body().unwrap_or(&[]) {
             let Stmt::Inst(id) = stmt else { continue };
             let inst = &func.insts[*id];
@@ -143,9 +145,13 @@ pub fn map(module: &Module) -> Vec<KernelCounters> {
             };
             // An increment has the span of the instruction it stands before
             // (none in a block without instructions).
-            if let Some(entry) = usize::try_from(slot / 8).ok().and_then(|i| blocks.get_mut(i)) {
-                *entry = (!inst.span.is_synthetic()).then_some(inst.span);
+            if let Some(index) = u64::try_from(slot / 8).ok().filter(|&i| i < len) {
+                found.push((index as usize, (!inst.span.is_synthetic()).then_some(inst.span)));
             }
+        }
+        let mut blocks = vec![None; found.iter().map(|(i, _)| i + 1).max().unwrap_or(0)];
+        for (index, span) in found {
+            blocks[index] = span;
         }
         out.push(KernelCounters { kernel: func.name.clone(), array, blocks });
     }
