@@ -11,7 +11,7 @@
 //! (without arguments: the largest public corpus file and the bench file).
 
 use ptx_analysis::{Cfg, DefUse, DomTree};
-use ptx_ir::{Function, Inst, LabelData, LabelId, Opcode, Operand, Stmt};
+use ptx_ir::{Function, Inst, LabelData, LabelId, Opcode, Operand, Span, Stmt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -106,7 +106,7 @@ fn repeat(func: &Function, k: usize) -> Function {
     let starts: Vec<LabelId> = (1..k)
         .map(|c| {
             let name = f.names.intern(&format!("$ptxopt_copy{c}"));
-            f.labels.push(LabelData { name })
+            f.labels.push(LabelData { name, span: Span::default() })
         })
         .collect();
     let mut out = Vec::with_capacity(body.len() * k + k);
@@ -118,7 +118,7 @@ fn repeat(func: &Function, k: usize) -> Function {
                 .iter()
                 .map(|(_, d)| {
                     let name = f.names.intern(&format!("{}_c{c}", func.names.get(d.name)));
-                    f.labels.push(LabelData { name })
+                    f.labels.push(LabelData { name, span: Span::default() })
                 })
                 .collect()
         };
@@ -142,7 +142,7 @@ fn repeat(func: &Function, k: usize) -> Function {
                     out.push(Stmt::Inst(f.insts.push(inst)));
                 }
                 Stmt::Label(l) => out.push(Stmt::Label(labels[l.as_u32() as usize])),
-                Stmt::ScopeOpen | Stmt::ScopeClose => out.push(stmt.clone()),
+                Stmt::ScopeOpen(_) | Stmt::ScopeClose(_) => out.push(stmt.clone()),
                 _ if c == 0 => out.push(stmt.clone()),
                 _ => {}
             }

@@ -360,8 +360,8 @@ fn prepare_function(
     let mut scopes = Scopes { stack: vec![outer] };
     for stmt in body {
         match stmt {
-            Stmt::ScopeOpen => scopes.stack.push(Vec::new()),
-            Stmt::ScopeClose if scopes.stack.len() > 1 => {
+            Stmt::ScopeOpen(_) => scopes.stack.push(Vec::new()),
+            Stmt::ScopeClose(_) if scopes.stack.len() > 1 => {
                 scopes.stack.pop();
             }
             Stmt::Label(l) => {

@@ -8,6 +8,11 @@
 //! `get_mut`, `push`, ...) and [`Function::is_pristine`](crate::Function::is_pristine)
 //! asks it, so a change made through the API is never printed stale.
 //!
+//! Beyond the one flag, an arena knows which of the entries it had when it
+//! was marked unchanged were written since ([`Arena::is_original`]): the
+//! printer copies the source text of a changed function's untouched
+//! statements and prints only the rest afresh.
+//!
 //! An arena also knows which entries were removed from the function
 //! ([`Arena::remove`]; `BodyEdits` does it for instructions it drops from
 //! the body): iteration skips them, indexing still reads them (an id stays
@@ -23,12 +28,28 @@ pub struct Arena<K: EntityRef, V> {
     items: PrimaryMap<K, V>,
     /// One bit per entry, allocated on the first removal.
     removed: Vec<u64>,
+    /// One bit per entry written through a mutable access since
+    /// [`Arena::mark_unchanged`], allocated on the first such write.
+    written: Vec<u64>,
+    /// How many entries the arena had at [`Arena::mark_unchanged`].
+    original_len: usize,
     touched: bool,
+}
+
+fn bit_set(bits: &[u64], i: usize) -> bool {
+    bits.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+}
+
+fn set_bit(bits: &mut Vec<u64>, i: usize, len: usize) {
+    if bits.len() <= i / 64 {
+        bits.resize(len.div_ceil(64).max(i / 64 + 1), 0);
+    }
+    bits[i / 64] |= 1 << (i % 64);
 }
 
 impl<K: EntityRef, V> Default for Arena<K, V> {
     fn default() -> Self {
-        Arena { items: PrimaryMap::new(), removed: Vec::new(), touched: false }
+        Arena { items: PrimaryMap::new(), removed: Vec::new(), written: Vec::new(), original_len: 0, touched: false }
     }
 }
 
@@ -73,23 +94,45 @@ impl<K: EntityRef, V> Arena<K, V> {
     /// Mutable access to an entry; counts as a change.
     pub fn get_mut(&mut self, k: K) -> Option<&mut V> {
         self.touched = true;
+        self.note_written(k.index());
         self.items.get_mut(k)
+    }
+
+    fn note_written(&mut self, i: usize) {
+        if i < self.original_len {
+            set_bit(&mut self.written, i, self.original_len);
+        }
     }
 
     /// True if `k` was removed from the function.
     pub fn is_removed(&self, k: K) -> bool {
-        let i = k.index();
-        self.removed.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+        bit_set(&self.removed, k.index())
     }
 
     /// Marks `k` removed: iteration no longer yields it.
     pub fn remove(&mut self, k: K) {
-        let i = k.index();
-        if self.removed.len() <= i / 64 {
-            self.removed.resize(self.items.len().div_ceil(64).max(i / 64 + 1), 0);
-        }
-        self.removed[i / 64] |= 1 << (i % 64);
+        set_bit(&mut self.removed, k.index(), self.items.len());
         self.touched = true;
+    }
+
+    /// True if `k` is an entry the arena had when it was marked unchanged,
+    /// neither written nor removed since: its source text still says what
+    /// it is.
+    pub fn is_original(&self, k: K) -> bool {
+        let i = k.index();
+        i < self.original_len && !bit_set(&self.written, i) && !bit_set(&self.removed, i)
+    }
+
+    /// True if `k` is one of the entries the arena had when it was marked
+    /// unchanged (written or removed since, or not).
+    pub fn is_from_source(&self, k: K) -> bool {
+        k.index() < self.original_len
+    }
+
+    /// True if an entry the arena had when it was marked unchanged was
+    /// written since (pushes and removals are not writes).
+    pub fn any_original_written(&self) -> bool {
+        self.written.iter().any(|&w| w != 0)
     }
 
     /// Live entries (not removed), in key order.
@@ -100,6 +143,9 @@ impl<K: EntityRef, V> Arena<K, V> {
     /// Live entries, mutably; counts as a change.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (K, &mut V)> + '_ {
         self.touched = true;
+        for i in 0..self.original_len {
+            set_bit(&mut self.written, i, self.original_len);
+        }
         let removed = &self.removed;
         self.items.iter_mut().filter(move |(k, _)| {
             let i = k.index();
@@ -142,6 +188,9 @@ impl<K: EntityRef, V> Arena<K, V> {
     pub fn rollback(&mut self, len: usize, touched: bool) {
         self.truncate(len);
         self.touched = touched;
+        if !touched {
+            self.written.clear();
+        }
     }
 
     /// True if the arena was changed since it was built (or since
@@ -154,6 +203,8 @@ impl<K: EntityRef, V> Arena<K, V> {
     /// calls it once a function is lowered).
     pub fn mark_unchanged(&mut self) {
         self.touched = false;
+        self.written = Vec::new();
+        self.original_len = self.items.len();
     }
 }
 
@@ -167,13 +218,20 @@ impl<K: EntityRef, V> Index<K> for Arena<K, V> {
 impl<K: EntityRef, V> IndexMut<K> for Arena<K, V> {
     fn index_mut(&mut self, k: K) -> &mut V {
         self.touched = true;
+        self.note_written(k.index());
         &mut self.items[k]
     }
 }
 
 impl<K: EntityRef, V> FromIterator<V> for Arena<K, V> {
     fn from_iter<I: IntoIterator<Item = V>>(iter: I) -> Self {
-        Arena { items: PrimaryMap::from_iter(iter), removed: Vec::new(), touched: true }
+        Arena {
+            items: PrimaryMap::from_iter(iter),
+            removed: Vec::new(),
+            written: Vec::new(),
+            original_len: 0,
+            touched: true,
+        }
     }
 }
 
@@ -203,5 +261,28 @@ mod tests {
         assert!(!a.is_removed(y));
         assert_eq!(a.push(7), y);
         assert_eq!(a.values().copied().collect::<Vec<_>>(), [1, 7]);
+    }
+
+    #[test]
+    fn knows_which_original_entries_are_untouched() {
+        let mut a: Arena<InstId, u32> = Arena::new();
+        let x = a.push(1);
+        let y = a.push(2);
+        let z = a.push(3);
+        a[x] = 9;
+        a.mark_unchanged();
+        assert!(a.is_original(x), "writes before mark_unchanged are the source's");
+        a[y] = 5;
+        a.remove(z);
+        let w = a.push(4);
+        assert!(a.is_original(x));
+        assert!(!a.is_original(y), "written");
+        assert!(!a.is_original(z), "removed");
+        assert!(!a.is_original(w), "pushed since");
+        assert!(a.any_original_written());
+        a.rollback(3, false);
+        assert!(a.is_original(y) && !a.any_original_written(), "a rollback to pristine forgets the writes");
+        let _ = a.iter_mut().count();
+        assert!(!a.is_original(x), "iter_mut may write any entry");
     }
 }

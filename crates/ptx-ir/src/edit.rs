@@ -93,7 +93,7 @@ impl BodyEdits {
         if self.is_empty() {
             return false;
         }
-        let Some(body) = func.take_body() else { return false };
+        let Some(body) = func.body_for_instruction_edits().map(std::mem::take) else { return false };
         let mut out = Vec::with_capacity(body.len() + self.before.len() + self.after.len() + self.at.len());
         let len = body.len();
         for (position, stmt) in body.into_iter().enumerate() {
@@ -122,7 +122,7 @@ impl BodyEdits {
         for (_, list) in rest {
             out.extend(list.into_iter().filter(|i| !self.removed.contains(i)).map(Stmt::Inst));
         }
-        func.set_body(Some(out));
+        *func.body_for_instruction_edits().expect("the body taken above") = out;
         true
     }
 }

@@ -65,7 +65,7 @@ impl FreshRegs {
         if self.by_type.is_empty() {
             return;
         }
-        let Some(body) = func.body_mut() else { return };
+        let Some(body) = func.body_for_instruction_edits() else { return };
         let at = body.iter().position(|s| !matches!(s, Stmt::RegDecl(_))).unwrap_or(body.len());
         let decls = self.by_type.into_iter().map(|(ty, (_, regs))| {
             Stmt::RegDecl(Box::new(RegDecl {
@@ -76,6 +76,5 @@ impl FreshRegs {
             }))
         });
         body.splice(at..at, decls);
-        func.mark_changed();
     }
 }

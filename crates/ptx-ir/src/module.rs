@@ -200,10 +200,10 @@ pub enum Stmt {
     Variable(Box<Variable>),
     /// A directive kept verbatim (`.loc`, `.pragma`, `.callprototype`, ...).
     Raw(Box<RawDirective>),
-    /// `{`
-    ScopeOpen,
-    /// `}`
-    ScopeClose,
+    /// `{`, at the brace in the source (synthetic when added).
+    ScopeOpen(Span),
+    /// `}`, at the brace in the source (synthetic when added).
+    ScopeClose(Span),
 }
 
 /// Data about one label.
@@ -211,6 +211,8 @@ pub enum Stmt {
 pub struct LabelData {
     /// The label's name.
     pub name: Name,
+    /// Where it is placed in the source (`name:`; synthetic when added).
+    pub span: Span,
 }
 
 /// A function: signature, registers, instructions and the body.
@@ -242,12 +244,27 @@ pub struct Function {
     body: Option<Vec<Stmt>>,
     /// The whole function in the source (header to closing brace).
     pub span: Span,
-    /// True while the body is exactly as parsed (see [`Function::is_pristine`]).
-    pristine: bool,
+    /// How far the function is from its source text (see
+    /// [`Function::is_pristine`] and [`Function::keeps_layout`]).
+    state: SourceState,
     /// In debug builds, the signature as parsed: [`Function::is_pristine`]
     /// checks that nobody changed it without saying so (the signature
     /// fields are plain data; the arenas and the body track themselves).
     parsed_signature: Option<Box<Signature>>,
+}
+
+/// How much of a function's source text still says what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SourceState {
+    /// Exactly as parsed (the arenas may still say otherwise).
+    Pristine,
+    /// Instructions inserted or removed through the IR's own editors
+    /// ([`crate::edit::BodyEdits`], [`crate::fresh::FreshRegs`]): every
+    /// other statement is as parsed.
+    InstructionsEdited,
+    /// Changed in a way only a fresh print shows (a signature edit,
+    /// [`Function::body_mut`], [`Function::mark_changed`]).
+    Reprint,
 }
 
 /// The parts of a function before its body, compared by the debug check of
@@ -279,20 +296,31 @@ impl Function {
             labels: Arena::new(),
             body: None,
             span: Span::default(),
-            pristine: false,
+            state: SourceState::Reprint,
             parsed_signature: None,
         }
     }
 
-    /// Records that the function no longer matches its source text.
+    /// Records that the function no longer matches its source text: it is
+    /// printed afresh, whole.
     pub fn mark_changed(&mut self) {
-        self.pristine = false;
+        self.state = SourceState::Reprint;
+    }
+
+    /// Records a change the IR may not have seen (a pass says it changed
+    /// the function): a function with no tracked edit is printed afresh,
+    /// one edited through the arenas and editors keeps its layout.
+    pub fn note_changed(&mut self) {
+        let edited = self.regs.is_touched() || self.insts.is_touched() || self.labels.is_touched();
+        if self.state == SourceState::Pristine && !edited {
+            self.state = SourceState::Reprint;
+        }
     }
 
     /// Records that the function is exactly its source text (the parser,
     /// once it has lowered the function).
     pub fn mark_unchanged(&mut self) {
-        self.pristine = true;
+        self.state = SourceState::Pristine;
         if cfg!(debug_assertions) {
             self.parsed_signature = Some(Box::new(self.signature()));
         }
@@ -311,18 +339,44 @@ impl Function {
     /// builds (every test) a change that did not is caught here, instead of
     /// printing the stale source text.
     pub fn is_pristine(&self) -> bool {
-        let pristine =
-            self.pristine && !self.regs.is_touched() && !self.insts.is_touched() && !self.labels.is_touched();
+        let pristine = self.state == SourceState::Pristine
+            && !self.regs.is_touched()
+            && !self.insts.is_touched()
+            && !self.labels.is_touched();
         if pristine {
-            if let Some(parsed) = &self.parsed_signature {
-                assert!(
-                    **parsed == self.signature(),
-                    "the signature of function {} was changed without Function::mark_changed()",
-                    self.name
-                );
-            }
+            self.check_signature_unchanged();
         }
         pristine
+    }
+
+    /// True while every statement of the body that is not new and not an
+    /// instruction written since parsing still says what its source text
+    /// says, and so does the signature: the printer then copies their text
+    /// (comments and layout between them too) and prints only the rest.
+    /// Inserting and removing instructions through `BodyEdits` and
+    /// `Rewriter`, and writing instructions in place, keep it; so do new
+    /// registers declared by `FreshRegs`. Writing a register or a label
+    /// that was parsed (a rename shows in every instruction naming it),
+    /// [`Function::body_mut`] and [`Function::mark_changed`] end it.
+    pub fn keeps_layout(&self) -> bool {
+        let kept = self.state != SourceState::Reprint
+            && self.body.is_some()
+            && !self.regs.any_original_written()
+            && !self.labels.any_original_written();
+        if kept {
+            self.check_signature_unchanged();
+        }
+        kept
+    }
+
+    fn check_signature_unchanged(&self) {
+        if let Some(parsed) = &self.parsed_signature {
+            assert!(
+                **parsed == self.signature(),
+                "the signature of function {} was changed without Function::mark_changed()",
+                self.name
+            );
+        }
     }
 
     fn signature(&self) -> Signature {
@@ -347,24 +401,34 @@ impl Function {
         self.body.is_some()
     }
 
-    /// The body, to change it; marks the function changed.
+    /// The body, to change it; marks the function changed (printed afresh).
     pub fn body_mut(&mut self) -> Option<&mut Vec<Stmt>> {
-        self.pristine = false;
+        self.state = SourceState::Reprint;
         self.body.as_mut()
     }
 
     /// Replaces the body (`None` makes a declaration); marks the function
-    /// changed.
+    /// changed (printed afresh).
     pub fn set_body(&mut self, body: Option<Vec<Stmt>>) {
-        self.pristine = false;
+        self.state = SourceState::Reprint;
         self.body = body;
     }
 
     /// Takes the body out (for a rewrite that rebuilds it); marks the
-    /// function changed.
+    /// function changed (printed afresh).
     pub fn take_body(&mut self) -> Option<Vec<Stmt>> {
-        self.pristine = false;
+        self.state = SourceState::Reprint;
         self.body.take()
+    }
+
+    /// The body, for the IR's own editors, which only insert and remove
+    /// instructions and add new declarations: the rest of the body keeps
+    /// its source text ([`Function::keeps_layout`]).
+    pub(crate) fn body_for_instruction_edits(&mut self) -> Option<&mut Vec<Stmt>> {
+        if self.state == SourceState::Pristine {
+            self.state = SourceState::InstructionsEdited;
+        }
+        self.body.as_mut()
     }
 
     /// The printed name of a register (`%r7`).

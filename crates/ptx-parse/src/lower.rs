@@ -688,9 +688,11 @@ impl<'i> FunctionLowering<'i> {
         {
             match stmt.as_rule() {
                 Rule::scope => {
-                    self.scope_open(out);
+                    let span = self.span(&stmt);
+                    let (open, close) = (span.start as usize, span.end as usize);
+                    self.scope_open(Span::new(open, open + 1), out);
                     self.statements(stmt, out);
-                    self.scope_close(out);
+                    self.scope_close(Span::new(close - 1, close), out);
                 }
                 Rule::label => {
                     let span = self.span(&stmt);
@@ -703,9 +705,12 @@ impl<'i> FunctionLowering<'i> {
                     }
                 }
                 Rule::local_variable => {
+                    // The statement's span, `;` included: a function written
+                    // into its source text copies it whole.
+                    let span = self.span(&stmt);
                     let var = stmt.into_inner().next().expect("local_variable wraps a variable");
                     match lower_variable(var, self.base) {
-                        Ok(v) => out.push(Stmt::Variable(Box::new(v))),
+                        Ok(v) => out.push(Stmt::Variable(Box::new(Variable { span, ..v }))),
                         Err(e) => self.errors.push(e),
                     }
                 }
@@ -736,7 +741,7 @@ impl<'i> FunctionLowering<'i> {
 
     fn label(&mut self, text: &str, span: Span, out: &mut Vec<Stmt>) {
         let name = self.func.names.intern(text);
-        let id = self.func.labels.push(LabelData { name });
+        let id = self.func.labels.push(LabelData { name, span });
         let scope = self.label_scopes.last_mut().expect("a label scope is open");
         if let Some((_, first)) = scope.labels.insert(name, (id, span)) {
             let duplicate = Diagnostic::new(span, format!("label '{text}' is defined twice"));
@@ -755,16 +760,16 @@ impl<'i> FunctionLowering<'i> {
         out.push(Stmt::Inst(id));
     }
 
-    fn scope_open(&mut self, out: &mut Vec<Stmt>) {
-        out.push(Stmt::ScopeOpen);
+    fn scope_open(&mut self, brace: Span, out: &mut Vec<Stmt>) {
+        out.push(Stmt::ScopeOpen(brace));
         self.scopes.push(Scope::default());
         self.label_scopes.push(LabelScope::default());
     }
 
-    fn scope_close(&mut self, out: &mut Vec<Stmt>) {
+    fn scope_close(&mut self, brace: Span, out: &mut Vec<Stmt>) {
         self.close_label_scope();
         self.scopes.pop();
-        out.push(Stmt::ScopeClose);
+        out.push(Stmt::ScopeClose(brace));
     }
 
     fn reg_decl(&mut self, pair: Pair<'i, Rule>) -> Option<RegDecl> {

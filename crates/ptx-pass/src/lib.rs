@@ -377,7 +377,11 @@ pub fn run_function_pass<P: FunctionPass + ?Sized>(
             let declarations = fcx.take_declarations();
             let (counters, remarks) = fcx.finish();
             if matches!(result, Ok(true)) {
-                func.mark_changed();
+                // A pass that says it changed the function through nothing
+                // the IR tracks (a signature field) gets a fresh print; one
+                // that edited through the arenas and editors keeps the
+                // source layout around its edits.
+                func.note_changed();
                 analyses.invalidate(keep);
             }
             (id, result, counters, remarks, missed, declarations)

@@ -402,8 +402,11 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
         if let Some(temps) = temps {
             temps.declare(func);
         }
+        // Every edit above is tracked by the arenas and the body, and the
+        // printer writes the function into its source text; a change none
+        // of them saw can only be printed afresh.
         if changed {
-            func.mark_changed();
+            func.note_changed();
         }
         changed
     }

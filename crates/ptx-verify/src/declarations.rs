@@ -98,8 +98,8 @@ pub(super) fn check_function(func: &Function, scope: &ModuleScope) -> Vec<Diagno
     let labels = OnceCell::new();
     for stmt in body {
         match stmt {
-            Stmt::ScopeOpen => scopes.push(RegScope::default()),
-            Stmt::ScopeClose => {
+            Stmt::ScopeOpen(_) => scopes.push(RegScope::default()),
+            Stmt::ScopeClose(_) => {
                 scopes.pop();
                 if scopes.is_empty() {
                     scopes.push(RegScope::default());

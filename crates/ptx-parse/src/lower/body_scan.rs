@@ -81,12 +81,12 @@ impl<'i> FunctionLowering<'i> {
                     return Some(pos + 1);
                 }
                 b'}' => {
-                    self.scope_close(out);
+                    self.scope_close(self.span_at(pos, pos + 1), out);
                     depth -= 1;
                     pos += 1;
                 }
                 b'{' => {
-                    self.scope_open(out);
+                    self.scope_open(self.span_at(pos, pos + 1), out);
                     depth += 1;
                     pos += 1;
                 }

@@ -1,5 +1,9 @@
 //! The printer: one statement per line, names, directive order, `.loc`,
-//! debug sections and every modifier kept. Comments are not kept.
+//! debug sections and every modifier kept. What no pass changed is copied
+//! from the source; a changed function whose layout is kept
+//! ([`Function::keeps_layout`]) is written into its own source text
+//! (`splice.rs`: comments and layout kept, new statements on lines of their
+//! own); anything else is printed afresh, without comments.
 //!
 //! Printing is a fixpoint: parsing the output and printing again gives the
 //! same text.
@@ -9,6 +13,8 @@ use crate::inst::{AddrBase, Inst, Modifier, Operand};
 use crate::module::{DeclWord, Function, FunctionKind, Module, ModuleItem, RawDirective, RegDecl, Stmt, Variable};
 use crate::opcodes::Opcode;
 use std::fmt::Write;
+
+mod splice;
 
 /// Prints a whole module: parts unchanged since parsing come out byte for
 /// byte as they were written, changed functions are printed afresh.
@@ -122,7 +128,12 @@ fn write_source_range(module: &Module, source: &str, range: std::ops::Range<usiz
             out.push_source(source, start..end);
         } else {
             match item {
-                ModuleItem::Function(f) => write_function_body_only(&module.functions[*f], out.text()),
+                ModuleItem::Function(f) => {
+                    let func = &module.functions[*f];
+                    if !splice::write_function_into_source(func, source, out) {
+                        write_function_body_only(func, out.text());
+                    }
+                }
                 _ => write_item(module, item, out.text()),
             }
         }
@@ -305,37 +316,45 @@ pub fn write_function(func: &Function, out: &mut String) {
                 continue;
             }
         }
-        if matches!(stmt, Stmt::ScopeClose) {
+        if matches!(stmt, Stmt::ScopeClose(_)) {
             depth = depth.saturating_sub(1);
         }
-        if !matches!(stmt, Stmt::Label(_)) {
-            for _ in 0..depth {
-                out.push('\t');
-            }
-        }
-        match stmt {
-            Stmt::Inst(id) => {
-                write_inst(func, &func.insts[*id], out);
-            }
-            Stmt::Label(l) => {
-                out.push_str(func.names.get(func.labels[*l].name));
-                out.push(':');
-            }
-            Stmt::RegDecl(decl) => write_reg_decl(func, decl, out),
-            Stmt::Variable(var) => {
-                write_variable(var, out);
-                out.push(';');
-            }
-            Stmt::Raw(raw) => write_raw(raw, out),
-            Stmt::ScopeOpen => {
-                out.push('{');
-                depth += 1;
-            }
-            Stmt::ScopeClose => out.push('}'),
+        write_indent(stmt, depth, out);
+        write_stmt(func, stmt, out);
+        if matches!(stmt, Stmt::ScopeOpen(_)) {
+            depth += 1;
         }
         out.push('\n');
     }
     out.push_str("}\n");
+}
+
+/// The tabs a statement `depth` scopes deep starts with (none for a label).
+fn write_indent(stmt: &Stmt, depth: usize, out: &mut String) {
+    if !matches!(stmt, Stmt::Label(_)) {
+        for _ in 0..depth {
+            out.push('\t');
+        }
+    }
+}
+
+/// One statement of a body, without indentation or line break.
+fn write_stmt(func: &Function, stmt: &Stmt, out: &mut String) {
+    match stmt {
+        Stmt::Inst(id) => write_inst(func, &func.insts[*id], out),
+        Stmt::Label(l) => {
+            out.push_str(func.names.get(func.labels[*l].name));
+            out.push(':');
+        }
+        Stmt::RegDecl(decl) => write_reg_decl(func, decl, out),
+        Stmt::Variable(var) => {
+            write_variable(var, out);
+            out.push(';');
+        }
+        Stmt::Raw(raw) => write_raw(raw, out),
+        Stmt::ScopeOpen(_) => out.push('{'),
+        Stmt::ScopeClose(_) => out.push('}'),
+    }
 }
 
 fn write_reg_decl(func: &Function, decl: &RegDecl, out: &mut String) {
