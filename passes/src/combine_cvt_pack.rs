@@ -31,10 +31,10 @@
 
 use ptx_analysis::bytes::{self, ByteSources, Lane};
 use ptx_analysis::Values;
-use ptx_ir::{Access, Diagnostic, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType};
-use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
+use ptx_ir::{Access, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType};
+use ptx_pass::{Counter, FunctionContext, Missed, Rewriter, Rule, Saving};
 use ptx_verify::Target;
-use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 
 /// The pass.
 pub struct CombineCvtPack;
@@ -178,8 +178,7 @@ fn clamp_step(values: &Values, inst: InstId) -> Option<(bool, i64, RegId)> {
 }
 
 /// A replacement for one packing instruction.
-struct Plan {
-    root: InstId,
+pub struct Plan {
     /// The root's destination, which the last `cvt.pack` writes.
     dst: RegId,
     ty: ScalarType,
@@ -188,6 +187,7 @@ struct Plan {
     packs: Vec<(RegId, RegId, Option<Operand>)>,
     /// The second pack reads the first pack's result as `c`.
     chained: bool,
+    /// The saturations and pack steps the byte analysis went through.
     visited: Vec<InstId>,
 }
 
@@ -277,86 +277,83 @@ fn plan_for(values: &Values, root: InstId, allow_8bit: bool) -> Option<Plan> {
         }
     }
     let packs = packs.into_iter().map(|(a, b, c)| (sats[a].source, sats[b].source, c)).collect();
-    Some(Plan { root, dst, ty, packs, chained, visited: ev.visited })
+    Some(Plan { dst, ty, packs, chained, visited: ev.visited })
 }
 
-impl FunctionPass for CombineCvtPack {
+impl Rule for CombineCvtPack {
+    type Plan = Plan;
+
     fn name(&self) -> &'static str {
         "combine-cvt-pack"
     }
 
-    fn preserves(&self) -> Preserves {
-        Preserves::Cfg
+    fn roots(&self) -> &[Opcode] {
+        &[Opcode::Mov, Opcode::Prmt, Opcode::Or, Opcode::Bfi]
     }
 
-    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        // What this pass writes, which the target must allow.
+    fn temp_tag(&self) -> &'static str {
+        "pack"
+    }
+
+    /// Gated by the target (what this pass writes, the target must allow);
+    /// and every plan packs at least one saturation: most functions have
+    /// none, and then the def-use analysis need not be built at all.
+    fn enabled(&self, func: &Function, cx: &mut FunctionContext<'_>) -> bool {
         let target = &cx.module.target;
         let built = [ScalarType::U8, ScalarType::S16].map(|ty| {
             let c = (ty == ScalarType::U8).then(|| Operand::imm(0));
             Inst::cvt_pack_sat(ty, Operand::imm(0), Operand::imm(0), Operand::imm(0), c)
         });
         if let Some(inst) = built.iter().find(|inst| !target.allows(func, inst)) {
-            cx.count(GATED_OFF, 1);
             let needs = Target::need_of(func, inst).map_or_else(|| "more".to_string(), Target::describe_need);
             let has = target.describe();
+            cx.count(GATED_OFF, 1);
             cx.missed(func.span, format!("not run: cvt.pack.sat needs {needs}, the module has {has}"));
-            return Ok(false);
+            return false;
         }
-        let roots: Vec<InstId> = func
-            .inst_ids()
-            .filter(|&id| matches!(func.insts[id].opcode, Opcode::Mov | Opcode::Prmt | Opcode::Or | Opcode::Bfi))
-            .collect();
-        // Every plan packs at least one saturation; most functions have
-        // none, and then the def-use analysis need not be built at all.
-        if roots.is_empty() || !may_saturate(func) {
-            return Ok(false);
+        may_saturate(func)
+    }
+
+    fn decide(&self, values: &Values<'_>, id: InstId) -> Result<Plan, Missed> {
+        plan_for(values, id, true).ok_or(Missed::silently())
+    }
+
+    /// A root that is itself a step of another plan's chain is redundant:
+    /// only the outermost packs are rewritten.
+    fn covered<'p>(&self, plan: &'p Plan) -> &'p [InstId] {
+        &plan.visited
+    }
+
+    /// Saturations with other uses stay, and the packs come on top.
+    fn saving(&self) -> Saving {
+        Saving::AllPlans(0)
+    }
+
+    fn undone(&self, growth: isize) -> Cow<'static, str> {
+        format!("pack of saturations left alone: the function would grow by {growth} instructions (the saturations have other uses)").into()
+    }
+
+    fn undone_counter(&self) -> Option<Counter> {
+        Some(UNDONE)
+    }
+
+    fn shrink_counter(&self) -> Option<Counter> {
+        Some(REMOVED)
+    }
+
+    fn build(&self, rw: &mut Rewriter<'_, '_, '_>, root: InstId, plan: Plan) {
+        let span = rw.inst(root).span;
+        let mut previous: Option<RegId> = None;
+        let count = plan.packs.len();
+        for (k, (a, b, c)) in plan.packs.into_iter().enumerate() {
+            let last = k + 1 == count;
+            let d = if last { plan.dst } else { rw.temp(ScalarType::B32) };
+            let c = if plan.chained && last { previous.map(Operand::Reg) } else { c };
+            rw.insert_before(root, Inst::cvt_pack_sat(plan.ty, d, a, b, c));
+            previous = Some(d);
         }
-        let values = cx.values(func);
-        let mut plans: Vec<Plan> = roots.iter().filter_map(|&r| plan_for(&values, r, true)).collect();
-        if plans.is_empty() {
-            return Ok(false);
-        }
-        // A root that is itself a step of another plan's chain is redundant:
-        // keep only the outermost packs.
-        let inner: FxHashSet<InstId> = plans.iter().flat_map(|p| p.visited.iter().copied()).collect();
-        plans.retain(|p| !inner.contains(&p.root));
-        let mut rw = Rewriter::new(func, cx).with_temp_tag("pack");
-        let start = rw.checkpoint();
-        let mut candidates = Vec::new();
-        for plan in &plans {
-            let (span, dst) = (rw.inst(plan.root).span, plan.dst);
-            let mut previous: Option<RegId> = None;
-            let count = plan.packs.len();
-            for (k, (a, b, c)) in plan.packs.iter().enumerate() {
-                let last = k + 1 == count;
-                let d = if last { dst } else { rw.temp(ScalarType::B32) };
-                let c = if plan.chained && last { previous.map(Operand::Reg) } else { c.clone() };
-                rw.insert_before(plan.root, Inst::cvt_pack_sat(plan.ty, d, *a, *b, c));
-                previous = Some(d);
-            }
-            rw.erase(plan.root);
-            candidates.extend(plan.visited.iter().copied());
-            rw.remark(span, format!("{} saturations packed with one cvt.pack.sat.{}", count * 2, plan.ty));
-        }
-        rw.erase_dead(candidates);
-        let growth = rw.growth_since(&start);
-        if growth > 0 {
-            rw.rollback(start);
-            rw.count(UNDONE, plans.len() as u64);
-            for plan in &plans {
-                let span = rw.inst(plan.root).span;
-                rw.missed(
-                    span,
-                    format!("pack of saturations left alone: the function would grow by {growth} instructions (the saturations have other uses)"),
-                );
-            }
-            return Ok(rw.finish());
-        }
-        rw.count(COMBINED, plans.len() as u64);
-        if growth < 0 {
-            rw.count(REMOVED, (-growth) as u64);
-        }
-        Ok(rw.finish())
+        rw.erase(root);
+        rw.count(COMBINED, 1);
+        rw.remark(span, format!("{} saturations packed with one cvt.pack.sat.{}", count * 2, plan.ty));
     }
 }

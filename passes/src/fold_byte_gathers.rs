@@ -24,9 +24,9 @@
 use ptx_analysis::bytes::{self, Lane, RegisterBytes};
 use ptx_analysis::prmt;
 use ptx_analysis::Values;
-use ptx_ir::{Access, Diagnostic, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType};
-use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
-use rustc_hash::FxHashSet;
+use ptx_ir::{Access, Function, Inst, InstId, Opcode, Operand, RegId, ScalarType};
+use ptx_pass::{Counter, FunctionContext, Missed, Rewriter, Rule, Saving};
+use std::borrow::Cow;
 
 /// The pass.
 pub struct FoldByteGathers {
@@ -68,16 +68,11 @@ const COPIES: Counter = Counter::new("copies", "bytes of a word rebuilt in order
 const DEAD: Counter = Counter::new("dead-deleted", "pieces of the gathers left without readers deleted");
 
 /// One gather to rewrite.
-struct Plan {
-    root: InstId,
+pub struct Plan {
     inst: Inst,
     copy: bool,
+    /// The pieces: every instruction the byte analysis went through.
     visited: Vec<InstId>,
-}
-
-fn is_word(func: &Function, reg: RegId) -> bool {
-    let ty = func.regs[reg].ty;
-    ty.vector.is_none() && ty.scalar.bits() == 32 && ty.scalar.is_integer_like()
 }
 
 /// The instruction computing the value `root` writes as one `prmt` or `mov`.
@@ -85,7 +80,7 @@ fn plan_for(values: &Values, root: InstId) -> Option<Plan> {
     let func = values.function();
     let inst = values.inst(root);
     let dst = inst.operands.first()?.as_reg()?;
-    if !is_word(func, dst) {
+    if !func.regs[dst].ty.is_integer_word() {
         return None;
     }
     let mut whole = false;
@@ -112,7 +107,7 @@ fn plan_for(values: &Values, root: InstId) -> Option<Plan> {
             }
             Lane::Unknown => return None,
         };
-        if byte >= 4 || !is_word(func, reg) {
+        if byte >= 4 || !func.regs[reg].ty.is_integer_word() {
             return None;
         }
         let index = match regs.iter().position(|&r| r == reg) {
@@ -140,7 +135,7 @@ fn plan_for(values: &Values, root: InstId) -> Option<Plan> {
     };
     // Nothing to gain where the instruction already is that.
     let same = inst.opcode == new.opcode && inst.operands == new.operands && inst.modifiers == new.modifiers;
-    (!same).then_some(Plan { root, inst: new, copy, visited: sources.visited })
+    (!same).then_some(Plan { inst: new, copy, visited: sources.visited })
 }
 
 /// Whether `func` cuts bytes out of words anywhere (a byte-aligned shift,
@@ -164,69 +159,67 @@ fn has_byte_pieces(func: &Function) -> bool {
     })
 }
 
-impl FunctionPass for FoldByteGathers {
+impl Rule for FoldByteGathers {
+    type Plan = Plan;
+
     fn name(&self) -> &'static str {
         "fold-byte-gathers"
     }
 
-    fn preserves(&self) -> Preserves {
-        Preserves::Cfg
+    fn roots(&self) -> &[Opcode] {
+        &[Opcode::Or, Opcode::Bfi, Opcode::Prmt, Opcode::Mov]
     }
 
-    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        // Where gathers end: an `or`, `bfi` or `prmt` of 32 bits, or a `mov`
-        // of pieces. (A plain `mov` or a lone mask gathers nothing.) Most
-        // functions have none, and then no analysis is built.
-        let roots: Vec<InstId> = func
-            .inst_ids()
-            .filter(|&id| {
-                let inst = &func.insts[id];
-                let word = inst.first_type().is_some_and(|t| t.bits() == 32 && t.is_integer_like());
-                let gathers = match inst.opcode {
-                    Opcode::Or | Opcode::Bfi | Opcode::Prmt => word,
-                    Opcode::Mov => matches!(inst.operands.get(1), Some(Operand::Vector(_))),
-                    _ => false,
-                };
-                gathers && !inst.has_side_effects()
-            })
-            .collect();
-        if roots.is_empty() || !has_byte_pieces(func) {
-            return Ok(false);
-        }
-        let values = cx.values(func);
-        let mut plans: Vec<Plan> = roots.iter().filter_map(|&r| plan_for(&values, r)).collect();
-        if plans.is_empty() {
-            return Ok(false);
-        }
-        // A root that is a piece of another gather is done with it.
-        let inner: FxHashSet<InstId> = plans.iter().flat_map(|p| p.visited.iter().copied()).collect();
-        plans.retain(|p| !inner.contains(&p.root));
-        let mut rw = Rewriter::new(func, cx);
-        for plan in plans {
-            let start = rw.checkpoint();
-            let span = rw.inst(plan.root).span;
-            rw.replace(plan.root, plan.inst);
-            let deleted = rw.erase_dead(plan.visited);
-            if rw.growth_since(&start) > -self.min_saving {
-                // Pieces read elsewhere: a prmt more, nothing less. And a
-                // gather of two instructions (a shift and an or) is one
-                // SASS instruction to ptxas already, which schedules it
-                // better than a PRMT (two Triton sm_90a matmuls got longer).
-                rw.rollback(start);
-                rw.missed(
-                    span,
-                    format!(
-                        "byte gather left alone: one prmt would save fewer than {} instructions (pieces read elsewhere, or a shift and an or that ptxas fuses)",
-                        self.min_saving
-                    ),
-                );
-                continue;
-            }
-            let (counter, what) = if plan.copy { (COPIES, "a copy") } else { (GATHERS, "one prmt") };
-            rw.count(counter, 1);
-            rw.count(DEAD, deleted as u64);
-            rw.remark(span, format!("byte gather made {what}"));
-        }
-        Ok(rw.finish())
+    /// Where gathers end: an `or`, `bfi` or `prmt` of 32 bits, or a `mov`
+    /// of pieces. (A plain `mov` or a lone mask gathers nothing.)
+    fn may_root(&self, inst: &Inst) -> bool {
+        let word = inst.first_type().is_some_and(|t| t.bits() == 32 && t.is_integer_like());
+        let gathers = match inst.opcode {
+            Opcode::Or | Opcode::Bfi | Opcode::Prmt => word,
+            Opcode::Mov => matches!(inst.operands.get(1), Some(Operand::Vector(_))),
+            _ => false,
+        };
+        gathers && !inst.has_side_effects()
+    }
+
+    /// Most functions cut no bytes out of words, and then no analysis is built.
+    fn enabled(&self, func: &Function, _: &mut FunctionContext<'_>) -> bool {
+        has_byte_pieces(func)
+    }
+
+    fn decide(&self, values: &Values<'_>, id: InstId) -> Result<Plan, Missed> {
+        plan_for(values, id).ok_or(Missed::silently())
+    }
+
+    fn covered<'p>(&self, plan: &'p Plan) -> &'p [InstId] {
+        &plan.visited
+    }
+
+    /// Pieces read elsewhere make a prmt more and nothing less. And a
+    /// gather of two instructions (a shift and an or) is one SASS
+    /// instruction to ptxas already, which schedules it better than a PRMT
+    /// (two Triton sm_90a matmuls got longer).
+    fn saving(&self) -> Saving {
+        Saving::EachPlan(self.min_saving)
+    }
+
+    fn undone(&self, _growth: isize) -> Cow<'static, str> {
+        format!(
+            "byte gather left alone: one prmt would save fewer than {} instructions (pieces read elsewhere, or a shift and an or that ptxas fuses)",
+            self.min_saving
+        )
+        .into()
+    }
+
+    fn dead_counter(&self) -> Option<Counter> {
+        Some(DEAD)
+    }
+
+    fn build(&self, rw: &mut Rewriter<'_, '_, '_>, id: InstId, plan: Plan) {
+        let span = rw.inst(id).span;
+        rw.replace(id, plan.inst);
+        let (counter, what) = if plan.copy { (COPIES, "a copy") } else { (GATHERS, "one prmt") };
+        rw.count(counter, 1);
+        rw.remark(span, format!("byte gather made {what}"));
     }
 }

@@ -38,9 +38,8 @@
 
 use ptx_analysis::bytes::{self, Lane, RegisterBytes};
 use ptx_analysis::Values;
-use ptx_ir::{Diagnostic, Function, Inst, InstId, Modifier, Opcode, Operand, RegId, Word};
-use ptx_pass::{Counter, FunctionContext, FunctionPass, Preserves, Rewriter};
-use rustc_hash::{FxHashMap, FxHashSet};
+use ptx_ir::{Inst, InstId, Modifier, Opcode, Operand, RegId, Word};
+use ptx_pass::{Counter, Missed, Rewriter, Rule};
 
 /// The pass.
 pub struct FoldDotShuffles;
@@ -56,12 +55,6 @@ fn lanes(values: &Values, at: InstId, op: &Operand, visited: &mut Vec<InstId>) -
     let lanes = bytes::operand_lanes(values, &mut sources, at, op, 4);
     visited.append(&mut sources.visited);
     lanes
-}
-
-/// A 32-bit scalar integer register: something `dp4a`/`dp2a` can read.
-fn is_word(func: &Function, reg: RegId) -> bool {
-    let ty = func.regs[reg].ty;
-    ty.vector.is_none() && ty.scalar.bits() == 32 && ty.scalar.is_integer_like()
 }
 
 /// What to change in one instruction.
@@ -98,7 +91,7 @@ fn plan_chain(values: &Values, links: &[InstId], visited: &mut Vec<InstId>) -> O
         let b = lanes(values, link, dot.b, visited);
         for (la, lb) in a.into_iter().zip(b) {
             let (Lane::Byte(x, i), Lane::Byte(y, j)) = (la, lb) else { return None };
-            if i != j || !is_word(func, x) || !is_word(func, y) {
+            if i != j || !func.regs[x].ty.is_integer_word() || !func.regs[y].ty.is_integer_word() {
                 return None;
             }
             seen_at.extend([(x, k), (y, k)]);
@@ -158,96 +151,100 @@ fn plan_dp2a(values: &Values, at: InstId, visited: &mut Vec<InstId>) -> Option<C
     }
     let [Some(t), Some(t1)] = byte_of_half else { return None };
     let (x, y) = (x?, y?);
-    if !(t == 0 || t == 2) || t1 != t + 1 || !is_word(func, x) || !is_word(func, y) {
+    if !(t == 0 || t == 2) || t1 != t + 1 || !func.regs[x].ty.is_integer_word() || !func.regs[y].ty.is_integer_word() {
         return None;
     }
     Some(Change { at, a: x, b: y, hi: Some(t == 2) })
 }
 
-impl FunctionPass for FoldDotShuffles {
+/// The regrouping of a chain (or one `dp2a`), found from its last link.
+pub struct Plan {
+    changes: Vec<Change>,
+    chain: bool,
+    /// The shuffle instructions the byte analysis went through.
+    visited: Vec<InstId>,
+}
+
+/// True if the `dp4a` at `id` is a link before another: the whole chain is
+/// planned from its last link.
+fn feeds_next_link(values: &Values, id: InstId) -> bool {
+    let Some(acc) = values.inst(id).operands.first().and_then(Operand::as_reg) else { return false };
+    match values.readers(id, acc).as_slice() {
+        [next] => values.inst(*next).opcode == Opcode::Dp4a && previous_link(values, *next) == Some(id),
+        _ => false,
+    }
+}
+
+/// Whether `change` leaves its instruction as it is.
+fn changes_nothing(inst: &Inst, change: &Change) -> bool {
+    let old_hi = inst.as_dot().and_then(|d| d.hi);
+    inst.operands[1] == Operand::Reg(change.a) && inst.operands[2] == Operand::Reg(change.b) && old_hi == change.hi
+}
+
+impl Rule for FoldDotShuffles {
+    type Plan = Plan;
+
     fn name(&self) -> &'static str {
         "fold-dot-shuffles"
     }
 
-    fn preserves(&self) -> Preserves {
-        Preserves::Cfg
+    fn roots(&self) -> &[Opcode] {
+        &[Opcode::Dp4a, Opcode::Dp2a]
     }
 
-    fn run_on_function(&self, func: &mut Function, cx: &mut FunctionContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        let dots: Vec<InstId> =
-            func.inst_ids().filter(|&id| matches!(func.insts[id].opcode, Opcode::Dp4a | Opcode::Dp2a)).collect();
-        if dots.is_empty() {
-            return Ok(false);
-        }
-        let values = cx.values(func);
-        let mut changes = Vec::new();
-        let mut candidates = Vec::new();
-        // dp4a chains, found from their last link.
-        let dp4as: Vec<InstId> = dots.iter().copied().filter(|&id| func.insts[id].opcode == Opcode::Dp4a).collect();
-        let previous: FxHashMap<InstId, InstId> =
-            dp4as.iter().filter_map(|&id| previous_link(&values, id).map(|p| (id, p))).collect();
-        let not_last: FxHashSet<InstId> = previous.values().copied().collect();
-        for &last in dp4as.iter().filter(|id| !not_last.contains(id)) {
-            let mut links = vec![last];
-            while let Some(&p) = previous.get(links.last().expect("a link")) {
+    fn decide(&self, values: &Values<'_>, id: InstId) -> Result<Plan, Missed> {
+        let mut visited = Vec::new();
+        let (changes, chain) = if values.inst(id).opcode == Opcode::Dp2a {
+            (vec![plan_dp2a(values, id, &mut visited).ok_or(Missed::silently())?], false)
+        } else {
+            if feeds_next_link(values, id) {
+                return Err(Missed::silently());
+            }
+            let mut links = vec![id];
+            while let Some(p) = previous_link(values, *links.last().expect("a link")) {
                 links.push(p);
             }
             links.reverse();
-            let mut visited = Vec::new();
-            if let Some(plan) = plan_chain(&values, &links, &mut visited) {
-                changes.push((plan, links.len() > 1));
-                candidates.extend(visited);
-            }
+            (plan_chain(values, &links, &mut visited).ok_or(Missed::silently())?, links.len() > 1)
+        };
+        if changes.iter().all(|c| changes_nothing(values.inst(c.at), c)) {
+            return Err(Missed::silently());
         }
-        for &id in dots.iter().filter(|&&id| func.insts[id].opcode == Opcode::Dp2a) {
-            let mut visited = Vec::new();
-            if let Some(change) = plan_dp2a(&values, id, &mut visited) {
-                changes.push((vec![change], false));
-                candidates.extend(visited);
+        Ok(Plan { changes, chain, visited })
+    }
+
+    fn covered<'p>(&self, plan: &'p Plan) -> &'p [InstId] {
+        &plan.visited
+    }
+
+    fn dead_counter(&self) -> Option<Counter> {
+        Some(DEAD)
+    }
+
+    fn build(&self, rw: &mut Rewriter<'_, '_, '_>, _root: InstId, plan: Plan) {
+        for change in plan.changes {
+            let inst = rw.inst(change.at);
+            if changes_nothing(inst, &change) {
+                continue;
             }
-        }
-        let mut rw = Rewriter::new(func, cx);
-        let mut changed_any = false;
-        for (plan, chain) in changes {
-            let mut changed = false;
-            for change in plan {
-                let inst = rw.inst(change.at);
-                let old_hi = inst.as_dot().and_then(|d| d.hi);
-                let same = inst.operands[1] == Operand::Reg(change.a)
-                    && inst.operands[2] == Operand::Reg(change.b)
-                    && old_hi == change.hi;
-                if same {
-                    continue;
-                }
-                let span = inst.span;
-                rw.modify(change.at, |inst| {
-                    inst.operands[1] = Operand::Reg(change.a);
-                    inst.operands[2] = Operand::Reg(change.b);
-                    if let Some(hi) = change.hi {
-                        for m in &mut inst.modifiers {
-                            if matches!(m, Modifier::Word(w) if *w == Word::LO || *w == Word::HI) {
-                                *m = Modifier::Word(if hi { Word::HI } else { Word::LO });
-                            }
+            let span = inst.span;
+            rw.modify(change.at, |inst| {
+                inst.operands[1] = Operand::Reg(change.a);
+                inst.operands[2] = Operand::Reg(change.b);
+                if let Some(hi) = change.hi {
+                    for m in &mut inst.modifiers {
+                        if matches!(m, Modifier::Word(w) if *w == Word::LO || *w == Word::HI) {
+                            *m = Modifier::Word(if hi { Word::HI } else { Word::LO });
                         }
                     }
-                });
-                let (counter, what) = if change.hi.is_some() { (DP2A, "dp2a") } else { (DP4A, "dp4a") };
-                rw.count(counter, 1);
-                rw.remark(span, format!("{what} reads its source words directly"));
-                changed = true;
-            }
-            if changed && chain {
-                rw.count(CHAINS, 1);
-            }
-            changed_any |= changed;
+                }
+            });
+            let (counter, what) = if change.hi.is_some() { (DP2A, "dp2a") } else { (DP4A, "dp4a") };
+            rw.count(counter, 1);
+            rw.remark(span, format!("{what} reads its source words directly"));
         }
-        if !changed_any {
-            return Ok(false);
+        if plan.chain {
+            rw.count(CHAINS, 1);
         }
-        let deleted = rw.erase_dead(candidates);
-        if deleted > 0 {
-            rw.count(DEAD, deleted as u64);
-        }
-        Ok(rw.finish())
     }
 }

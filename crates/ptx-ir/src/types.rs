@@ -201,6 +201,12 @@ impl RegType {
     pub fn scalar(scalar: ScalarType) -> RegType {
         RegType { scalar, vector: None }
     }
+
+    /// A 32-bit scalar integer (or bit-size) register: what `prmt`,
+    /// `dp4a` and `dp2a` read as four bytes.
+    pub fn is_integer_word(&self) -> bool {
+        self.vector.is_none() && self.scalar.bits() == 32 && self.scalar.is_integer_like()
+    }
 }
 
 impl fmt::Display for RegType {

@@ -93,7 +93,7 @@ pub mod prelude {
     };
     pub use ptx_pass::{
         Checkpoint, Counter, Declaration, FunctionContext, FunctionPass, GuardChoice, Missed, ModuleInfo, Pass,
-        PassContext, Preserves, Rewriter, Rule,
+        PassContext, Preserves, Rewriter, Rule, Saving,
     };
 }
 

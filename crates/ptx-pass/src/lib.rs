@@ -20,7 +20,7 @@ pub use ptx_analysis::{FunctionAnalyses, Values};
 use ptx_ir::{Diagnostic, FuncId, Function, Module, ModuleItem, Span, Variable};
 use ptx_verify::Target;
 pub use rewrite::{Checkpoint, GuardChoice, Rewriter};
-pub use rules::{Missed, Rule};
+pub use rules::{Missed, Rule, Saving};
 
 use std::collections::BTreeMap;
 
@@ -79,7 +79,7 @@ pub struct Remark {
 }
 
 impl Preserves {
-    fn keep(self) -> Keep {
+    pub(crate) fn keep(self) -> Keep {
         match self {
             Preserves::Nothing => Keep::Nothing,
             Preserves::Cfg => Keep::Cfg,
