@@ -199,7 +199,8 @@ impl<'a> FunctionContext<'a> {
     /// before the first function that asked for it (printed there, the
     /// rest of the module from its source); the same declaration asked for
     /// twice is added once, and a name the module already declares
-    /// differently is an error at the function. A pass that declares says
+    /// differently is an error at the function (ask
+    /// [`ModuleInfo::fresh_name`] for a name that cannot clash). A pass that declares says
     /// so ([`FunctionPass::declares`]), so that its pipeline is not
     /// streamed in batches (each would add its own copy).
     pub fn declare(&mut self, declaration: Declaration) {
@@ -271,12 +272,42 @@ pub struct ModuleInfo {
     pub target: Target,
     /// `.address_size`.
     pub address_size: Option<u32>,
+    /// The names the module declares (variables and functions), sorted.
+    declared: Vec<String>,
 }
 
 impl ModuleInfo {
-    /// Extracts the header of a module.
+    /// Extracts the header of a module and the names it declares.
     pub fn of(module: &Module) -> ModuleInfo {
-        ModuleInfo { target: Target::of(module), address_size: module.address_size }
+        let mut declared: Vec<String> = module
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                ModuleItem::Variable(v) => Some(v.name.clone()),
+                ModuleItem::Function(f) => Some(module.functions[*f].name.clone()),
+                ModuleItem::Raw(_) => None,
+            })
+            .collect();
+        declared.sort_unstable();
+        declared.dedup();
+        ModuleInfo { target: Target::of(module), address_size: module.address_size, declared }
+    }
+
+    /// True if the module declares `name` (a variable or a function).
+    pub fn declares(&self, name: &str) -> bool {
+        self.declared.binary_search_by(|d| d.as_str().cmp(name)).is_ok()
+    }
+
+    /// `base`, or if the module declares it, the first of `base_1`,
+    /// `base_2`, ... it does not: a name for a declaration to ask for
+    /// ([`FunctionContext::declare`]) that cannot clash with the module's.
+    /// (Two functions asking for the same name with different declarations
+    /// still clash.)
+    pub fn fresh_name(&self, base: &str) -> String {
+        if !self.declares(base) {
+            return base.to_string();
+        }
+        (1..).map(|n| format!("{base}_{n}")).find(|name| !self.declares(name)).expect("some suffix is free")
     }
 }
 

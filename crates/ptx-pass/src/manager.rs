@@ -131,11 +131,12 @@ impl PassManager {
                     .map_err(|diagnostics| PipelineError { kind: PipelineErrorKind::InvalidInput, diagnostics })?;
             }
         }
-        let info = match &self.options.target {
-            Some(sm) => ModuleInfo { target: Target::retargeted(module, sm), address_size: module.address_size },
-            None => ModuleInfo::of(module),
-        };
         for pass in &self.passes {
+            // Asked again before each pass: one may have declared names.
+            let mut info = ModuleInfo::of(module);
+            if let Some(sm) = &self.options.target {
+                info.target = Target::retargeted(module, sm);
+            }
             let name = pass.name();
             let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses, module: &info };
             let start = Instant::now();

@@ -12,8 +12,11 @@ use ptx_pass::{Declaration, FunctionContext, FunctionPass, PassManager, PassMana
 use ptx_verify::Verifier;
 
 /// Counts each kernel's entries in its own `.global` variable and declares
-/// an external function every function asks for.
-struct CountEntries;
+/// an external function every function asks for; with `fresh`, the
+/// variable's name is one the module does not declare yet.
+struct CountEntries {
+    fresh: bool,
+}
 
 fn counter_of(kernel: &str) -> Variable {
     Variable {
@@ -51,7 +54,10 @@ impl FunctionPass for CountEntries {
         if func.kind != FunctionKind::Entry {
             return Ok(false);
         }
-        let counter = counter_of(&func.name);
+        let mut counter = counter_of(&func.name);
+        if self.fresh {
+            counter.name = cx.module.fresh_name(&counter.name);
+        }
         let name = counter.name.clone();
         cx.declare(Declaration::Variable(counter));
         let cfg = Cfg::build(func);
@@ -83,9 +89,13 @@ const TWO_KERNELS: &str = "\
 ";
 
 fn run(src: &str) -> Result<String, Vec<Diagnostic>> {
+    run_with(src, CountEntries { fresh: false })
+}
+
+fn run_with(src: &str, pass: CountEntries) -> Result<String, Vec<Diagnostic>> {
     let mut module: Module = ptx_parse::parse(src).expect("test input parses");
     let options = PassManagerOptions { verify_input: true, verify_each: true, ..Default::default() };
-    let manager = PassManager::new(vec![Box::new(ptx_pass::PerFunction(CountEntries))], Some(Verifier::new()), options);
+    let manager = PassManager::new(vec![Box::new(ptx_pass::PerFunction(pass))], Some(Verifier::new()), options);
     match manager.run(&mut module) {
         Ok(_) => Ok(ptx_ir::print::print_module(&module)),
         Err(e) => Err(e.diagnostics),
@@ -136,4 +146,15 @@ fn a_name_the_module_declares_differently_is_an_error_at_the_function() {
             .contains("function k2 declares the variable '__count_k2', which the module declares differently"),
         "{errors:?}"
     );
+}
+
+#[test]
+fn a_fresh_name_steps_around_the_module_s_own() {
+    let src = TWO_KERNELS
+        .replace("// the second kernel", ".global .u32 __count_k2;\n.global .u32 __count_k2_1;\n// the second kernel");
+    let out = run_with(&src, CountEntries { fresh: true }).expect("no clash with a fresh name");
+    assert!(out.contains(".global .align 8 .u64 __count_k2_2[1];"), "{out}");
+    assert!(out.contains("red.global.add.u64 [__count_k2_2], 0x1;"), "{out}");
+    assert!(out.contains(".global .u32 __count_k2;\n.global .u32 __count_k2_1;"), "{out}");
+    assert!(out.contains("[__count_k1], 0x1;"), "a name nobody declares stays as asked: {out}");
 }
