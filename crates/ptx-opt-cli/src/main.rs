@@ -135,6 +135,26 @@ struct Cli {
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
 
+    /// Write `.version X.Y` if the module, after the pipeline, is valid PTX at X.Y for its
+    /// .target (lower or higher than its own); otherwise one located error per instruction
+    /// that needs more, and no output. `min`: the lowest version the module and its .target
+    /// allow (never below 6.0 for memory instructions written for 6.0 or later).
+    #[arg(long, value_name = "X.Y|min", conflicts_with = "cuda")]
+    ptx_version: Option<String>,
+
+    /// Lower `.version` to the newest PTX ISA version the driver of this CUDA release
+    /// accepts (what nvidia-smi says, e.g. 12.4), if the module's is newer; errors as for
+    /// --ptx-version.
+    #[arg(long, value_name = "MAJOR.MINOR")]
+    cuda: Option<String>,
+
+    /// Print to standard error, per function and for the module, the lowest .version it
+    /// needs and the first instruction that forces it (--print-requirements=json: one
+    /// JSON object).
+    #[arg(long, value_enum, value_name = "FORMAT", num_args = 0..=1, require_equals = true,
+          default_missing_value = "text")]
+    print_requirements: Option<ReportFormat>,
+
     /// Print everything afresh (one statement per line, comments dropped)
     /// instead of keeping the text of unchanged parts.
     #[arg(long)]
@@ -409,7 +429,10 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         || cli.print_changed
         || !cli.filter_function.is_empty()
         || cli.time_passes
-        || cli.count_blocks_map.is_some();
+        || cli.count_blocks_map.is_some()
+        || cli.ptx_version.is_some()
+        || cli.cuda.is_some()
+        || cli.print_requirements.is_some();
     let mut count_blocks_map = None;
     let mut times = render::Times::default();
     // --dot-dir: (path, DOT) of each function's graph, written instead of the text.
@@ -439,6 +462,15 @@ fn run(cli: &Cli) -> Result<(), Failure> {
                 let _ = writeln!(stderr, "{display_name}: would change function '{}'", change.name);
             }
             return Err(Failure::WouldChange);
+        }
+        if let Some(format) = cli.print_requirements {
+            let report = ptx_opt::version::requirements_report(&module, &source, format == ReportFormat::Json);
+            let _ = io::stderr().lock().write_all(report.as_bytes());
+        }
+        if let Some(version) = requested_version(cli, &module)? {
+            ptx_opt::version::check_version(&module, version)
+                .map_err(|diagnostics| fail(ptx_opt::Error { kind: ptx_opt::ErrorKind::InvalidInput, diagnostics }))?;
+            module.version = version;
         }
         let text = times.measure("print", || match cli.emit {
             Emit::Ptx if cli.reformat => {
@@ -646,4 +678,22 @@ fn write_pieces(path: Option<&Path>, pieces: &[&str]) -> Result<(), Failure> {
             Ok(())
         }
     }
+}
+
+/// The `.version` `--ptx-version` or `--cuda` asks the module to be written
+/// with; None when neither is given, or `--cuda` allows the module's own.
+fn requested_version(cli: &Cli, module: &ptx_opt::Module) -> Result<Option<ptx_opt::version::Version>, Failure> {
+    if let Some(cuda) = &cli.cuda {
+        let newest = ptx_opt::version::ptx_version_of_cuda(cuda)
+            .ok_or_else(|| Failure::Usage(format!("--cuda takes a CUDA release such as 12.4, not '{cuda}'")))?;
+        return Ok((module.version > newest).then_some(newest));
+    }
+    let Some(asked) = cli.ptx_version.as_deref() else { return Ok(None) };
+    if asked == "min" {
+        return Ok(Some(ptx_opt::version::lowest_version(module).version));
+    }
+    let parsed = asked.split_once('.').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
+    parsed
+        .map(Some)
+        .ok_or_else(|| Failure::Usage(format!("--ptx-version takes X.Y (such as 7.8) or min, not '{asked}'")))
 }

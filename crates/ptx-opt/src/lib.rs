@@ -48,6 +48,7 @@ mod output_text;
 mod pipeline;
 mod render;
 mod report;
+pub mod version;
 pub use ptx_pass as pass;
 pub use ptx_pass::{Counter, PassRecord, PassRun, PassStats, Remark, Snapshot};
 use ptx_pass::{FunctionPass, Pass};
@@ -501,12 +502,16 @@ pub fn parse(source: &str) -> Result<Module, Error> {
 ///
 /// A module printed from its source keeps the source's text, except for
 /// what changed: functions, and a `.target` set since (as
-/// [`Options::set_target`] does), which rewrites that line alone.
+/// [`Options::set_target`] does) or a `.version` (as `--ptx-version`
+/// does), which rewrites that line alone.
 pub fn print(module: &Module) -> String {
-    let text = ptx_ir::print::print_module(module);
+    let mut text = ptx_ir::print::print_module(module);
     if module.source.is_some() {
         if let Some(retargeted) = pipeline::retarget_text(&text, &module.target) {
-            return retargeted;
+            text = retargeted;
+        }
+        if let Some(reversioned) = version::reversion_text(&text, module.version) {
+            text = reversioned;
         }
     }
     text

@@ -150,7 +150,7 @@ fn place(source: &str, index: &LineIndex, remark: &Remark) -> (usize, usize) {
 }
 
 /// Appends `s` as a JSON string literal.
-fn push_json_string(out: &mut String, s: &str) {
+pub(crate) fn push_json_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {

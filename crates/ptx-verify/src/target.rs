@@ -333,6 +333,22 @@ impl Target {
         self.info.map(|i| i.name)
     }
 
+    /// The `.version` values ptxas accepts, oldest first.
+    pub fn known_versions() -> impl Iterator<Item = (u32, u32)> {
+        ISA.versions.iter().map(|v| (v / 10, v % 10))
+    }
+
+    /// The lowest `.version` ptxas accepts with `.target` `sm` (`sm_90a`),
+    /// if the table knows the target.
+    pub fn lowest_version_for(sm: &str) -> Option<(u32, u32)> {
+        target_info(sm).map(|t| (t.min_version / 10, t.min_version % 10))
+    }
+
+    /// The lowest `.version` whose instructions the table can judge.
+    pub fn lowest_judged_version() -> (u32, u32) {
+        (ISA.probed_from / 10, ISA.probed_from % 10)
+    }
+
     /// The number of the `sm_` target (90 for `sm_90a`).
     pub fn sm(&self) -> Option<u32> {
         self.info.and_then(|i| split_sm(i.name)).map(|(n, _)| n)

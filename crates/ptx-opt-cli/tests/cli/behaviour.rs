@@ -435,3 +435,37 @@ fn count_blocks_map_names_each_counter_s_block() {
     assert!(stderr_of(&output).contains("--count-blocks-map needs count-blocks"), "{}", stderr_of(&output));
     assert!(!dir.path().join("other.json").exists());
 }
+
+/// `--ptx-version`, `--cuda` and `--print-requirements` on an NVRTC file
+/// that says `.version 9.5` and needs 7.0 (its `.target sm_80`): lowered
+/// to the version asked for with only that line changed, refused below
+/// what the target needs with a located error and no output file.
+#[test]
+fn ptx_version_lowers_the_version_line_or_refuses_with_nothing_written() {
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let input = corpus_file("nvrtc-13.5__quant_int8__sm_80.ptx");
+    let source = std::fs::read_to_string(&input).expect("corpus file");
+    let input = input.to_str().expect("utf-8 path");
+    let written = |out: &str| std::fs::read_to_string(dir.path().join(out)).expect("output written");
+    let status = ptx_opt(dir.path(), &["--ptx-version=min", input, "-o", "min.ptx"], b"");
+    assert!(status.status.success(), "{}", stderr_of(&status));
+    assert_eq!(written("min.ptx"), source.replacen(".version 9.5", ".version 7.0", 1));
+    let status = ptx_opt(dir.path(), &["--cuda=11.4", input, "-o", "cuda.ptx"], b"");
+    assert!(status.status.success(), "{}", stderr_of(&status));
+    assert_eq!(written("cuda.ptx"), source.replacen(".version 9.5", ".version 7.4", 1));
+    let refused = ptx_opt(dir.path(), &["--ptx-version=6.5", input, "-o", "low.ptx"], b"");
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr_of(&refused).contains(":10:1: error: '.target sm_80' needs PTX 7.0, --ptx-version asks for 6.5"),
+        "{}",
+        stderr_of(&refused)
+    );
+    assert!(!dir.path().join("low.ptx").exists(), "nothing is written");
+    let usage = ptx_opt(dir.path(), &["--ptx-version=seven", input, "-o", "bad.ptx"], b"");
+    assert_eq!(usage.status.code(), Some(2), "{}", stderr_of(&usage));
+    let report = ptx_opt(dir.path(), &["--print-requirements=json", input, "-o", "same.ptx"], b"");
+    assert!(stderr_of(&report).starts_with(
+        "{\"module\":{\"version\":\"7.0\",\"because\":\".target sm_80\",\"written\":\"9.5\",\"target\":\"sm_80\"},\"functions\":[{\"function\":\"quantize_per_tensor_int8\",\"version\":\"6.0\",\"because\":\"memory model (PTX 6.0)\",\"line\":"
+    ), "{}", stderr_of(&report));
+    assert_eq!(written("same.ptx"), source, "a report changes nothing");
+}

@@ -14,3 +14,4 @@ mod pass_cases;
 mod pass_corpus;
 mod round_trip;
 mod streaming;
+mod version;

@@ -1,0 +1,128 @@
+//! `.version` requirements and lowering (`ptx_opt::version`,
+//! `--ptx-version`, `--cuda`): over the public corpus, every file written
+//! at the lowest version the tool finds is accepted by ptxas and compiles
+//! to the same machine code, kernel by kernel; instructions newer than
+//! the version asked for are refused by name, for forms from the table of
+//! needs; the CUDA-release table is the ISA's.
+
+use crate::corpus;
+use ptx_opt::version::{check_version, lowest_version, ptx_version_of_cuda, Version, CUDA_RELEASES};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+
+/// The code of each function of a cubin (`.text.NAME` sections).
+fn code(cubin: &[u8]) -> BTreeMap<String, Vec<u8>> {
+    ptx_toolchain::elf_sections(cubin).into_iter().filter(|(name, _)| name.starts_with(".text.")).collect()
+}
+
+#[test]
+fn every_corpus_file_at_its_lowest_version_compiles_to_the_same_code() {
+    let results: Vec<Result<Option<(Version, Version)>, String>> = corpus::files()
+        .par_iter()
+        .map(|file| {
+            let mut module = ptx_opt::parse(&file.source).expect("corpus parses");
+            let written = module.version;
+            let lowest = lowest_version(&module).version;
+            if lowest == written {
+                return Ok(None);
+            }
+            check_version(&module, lowest).map_err(|e| format!("{}: {lowest:?} refused: {e:?}", file.name))?;
+            module.version = lowest;
+            let text = ptx_opt::print(&module);
+            let expected = file.source.replacen(
+                &format!(".version {}.{}", written.0, written.1),
+                &format!(".version {}.{}", lowest.0, lowest.1),
+                1,
+            );
+            if text != expected {
+                return Err(format!("{}: more than the .version line changed", file.name));
+            }
+            let cubin = corpus::toolchain()
+                .compile(&text, &file.target, &[])
+                .map_err(|e| format!("{}: ptxas rejects it at {lowest:?}: {e}", file.name))?;
+            if code(&cubin) != code(&corpus::original_cubin(file)) {
+                return Err(format!("{}: the code differs at {lowest:?}", file.name));
+            }
+            Ok(Some((written, lowest)))
+        })
+        .collect();
+    let failures: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert!(failures.is_empty(), "{failures:#?}");
+    let lowered: Vec<(Version, Version)> = results.iter().filter_map(|r| r.clone().ok().flatten()).collect();
+    eprintln!("{} of {} corpus files lowered, all to identical code", lowered.len(), corpus::files().len());
+    assert!(lowered.len() >= 150, "most corpus files need less than they declare: {}", lowered.len());
+}
+
+/// A kernel around `line` (the scripts/verify-target probe template).
+fn probe_kernel(version: Version, target: &str, line: &str) -> String {
+    format!(
+        ".version {}.{}\n.target {target}\n.address_size 64\n.shared .align 16 .b8 smem[1024];\n.global .align 16 .b8 gmem[1024];\n.func probe_callee()\n{{\nret;\n}}\n.visible .entry probe(.param .u64 p0)\n{{\n.reg .b32 %r<40>; .reg .b64 %rd<20>; .reg .b16 %h<20>; .reg .f32 %f<40>; .reg .f64 %fd<20>; .reg .pred %p<8>;\n{line}\nL0:\nret;\n}}\n",
+        version.0, version.1
+    )
+}
+
+#[test]
+fn an_instruction_newer_than_the_version_asked_for_is_refused_by_name() {
+    let mut refused = BTreeMap::new();
+    for need in ptx_isa::ISA.needs.iter().filter(|n| n.min_version > 60 && !n.opcode.starts_with('%')) {
+        let at = (need.min_version / 10, need.min_version % 10);
+        let target = need.probe_target.as_str();
+        let module = match ptx_opt::parse(&probe_kernel(at, target, need.probe.as_str())) {
+            Ok(m) => m,
+            Err(_) => continue,
+        };
+        if check_version(&module, at).is_err() {
+            continue; // the probe needs more than its row says (another row's form)
+        }
+        let below = ptx_opt::version::known_versions().filter(|v| *v < at).last().expect("an older version");
+        let errors = check_version(&module, below).expect_err("a newer instruction is refused");
+        // The first row the instruction falls under names it (a row of the
+        // same opcode with fewer words may come first, with its version).
+        let wanted = format!("needs PTX {}.{}, --ptx-version asks for {}.{}", at.0, at.1, below.0, below.1);
+        let names = |e: &ptx_opt::Diagnostic| e.message.starts_with(&format!("'{}", need.opcode.as_str()));
+        let line_of = |e: &ptx_opt::Diagnostic| {
+            module.source.as_deref().unwrap()[..e.span.start as usize].matches('\n').count() + 1
+        };
+        let named = errors.iter().any(|e| names(e) && e.message.ends_with(&wanted) && line_of(e) == 13);
+        let target_floor = errors.iter().any(|e| e.message.starts_with("'.target"));
+        assert!(named || target_floor, "{}: {errors:?}, wanted {wanted}", need.probe.as_str());
+        if named {
+            refused.insert(need.opcode.to_string(), wanted);
+        } else {
+            continue;
+        }
+    }
+    assert!(refused.len() >= 20, "refusals for {} opcodes only: {refused:#?}", refused.len());
+}
+
+#[test]
+fn every_cuda_release_of_the_isa_table_maps_to_its_ptx_version() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/spec/ptx-isa-9.1/13_release_notes/overview.md");
+    let text = std::fs::read_to_string(path).expect("the ISA's release notes");
+    let mut current: Option<Version> = None;
+    let mut rows = 0;
+    for line in text.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let first = cells[1];
+        let release_cell = if let Some(v) = first.strip_prefix("PTX ISA ") {
+            let Some((a, b)) = v.split_once('.') else { continue };
+            current = Some((a.parse().unwrap(), b.parse().unwrap()));
+            cells[2]
+        } else {
+            first
+        };
+        let Some(release) = release_cell.strip_prefix("CUDA ") else { continue };
+        let release = release.split(',').next().unwrap().trim();
+        let expected = current.expect("a version row first");
+        assert_eq!(ptx_version_of_cuda(release), Some(expected), "CUDA {release}");
+        rows += 1;
+    }
+    assert!(rows >= 45, "{rows} rows read");
+    // A driver newer than a known release accepts at least its version.
+    assert_eq!(ptx_version_of_cuda("12.10"), Some((8, 8)));
+    assert_eq!(ptx_version_of_cuda("13.3"), Some((9, 1)));
+    assert_eq!(ptx_version_of_cuda("13.5"), Some((9, 5)));
+    assert_eq!(ptx_version_of_cuda("0.9"), None);
+    assert_eq!(ptx_version_of_cuda("twelve"), None);
+    assert!(CUDA_RELEASES.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+}
