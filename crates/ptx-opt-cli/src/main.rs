@@ -692,8 +692,7 @@ fn requested_version(cli: &Cli, module: &ptx_opt::Module) -> Result<Option<ptx_o
     if asked == "min" {
         return Ok(Some(ptx_opt::version::lowest_version(module).version));
     }
-    let parsed = asked.split_once('.').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)));
-    parsed
+    ptx_opt::version::parse_version(asked)
         .map(Some)
         .ok_or_else(|| Failure::Usage(format!("--ptx-version takes X.Y (such as 7.8) or min, not '{asked}'")))
 }

@@ -188,11 +188,7 @@ pub fn requirements(module: &Module) -> Requirements {
             let inst = &func.insts[id];
             let Some(need) = Target::need_of(func, inst) else { continue };
             if need.min_version > number(req.version) {
-                let mut what = need.opcode.to_string();
-                for w in need.with.as_slice() {
-                    what.push('.');
-                    what.push_str(w);
-                }
+                let what = Target::need_name(need);
                 let because = Because::Instruction { function: func.name.clone(), span: inst.span, what };
                 req = Requirement { version: from_number(need.min_version), because };
             }
@@ -285,11 +281,7 @@ pub fn check_version(module: &Module, asked: Version) -> Result<(), Vec<Diagnost
                     let inst = &func.insts[id];
                     if let Some(unmet) = at.needs(func, inst).filter(|u| u.version) {
                         let need = unmet.need;
-                        let mut what = need.opcode.to_string();
-                        for w in need.with.as_slice() {
-                            what.push('.');
-                            what.push_str(w);
-                        }
+                        let what = Target::need_name(need);
                         let (major, minor) = from_number(need.min_version);
                         let message =
                             format!("'{what}' needs PTX {major}.{minor}, --ptx-version asks for {asked_text}");
@@ -360,6 +352,12 @@ pub(crate) fn reversion_text(text: &str, version: Version) -> Option<String> {
     None
 }
 
+/// `MAJOR.MINOR` (`7.8`, `12.4`) as numbers.
+pub fn parse_version(text: &str) -> Option<Version> {
+    let (major, minor) = text.trim().split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
 /// The highest PTX ISA version the driver of CUDA release `cuda`
 /// (`12.4`, as `nvidia-smi` says it) accepts: the ISA's release history
 /// (PTX ISA 9.1, release notes, Table 59), and 9.5 for CUDA 13.5 (ptxas
@@ -367,8 +365,7 @@ pub(crate) fn reversion_text(text: &str, version: Version) -> Option<String> {
 /// (its driver accepts at least that); None for a release older than CUDA
 /// 1.0 or not written `MAJOR.MINOR`.
 pub fn ptx_version_of_cuda(cuda: &str) -> Option<Version> {
-    let (major, minor) = cuda.trim().split_once('.')?;
-    let release: (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
+    let release = parse_version(cuda)?;
     CUDA_RELEASES.iter().rev().find(|(r, _)| *r <= release).map(|(_, v)| *v)
 }
 

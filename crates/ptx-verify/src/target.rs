@@ -444,14 +444,21 @@ impl Target {
         format!("PTX {}.{} and {targets}", need.min_version / 10, need.min_version % 10)
     }
 
-    /// What `unmet` says, as ptxas says it.
-    pub fn message(&self, unmet: &Unmet) -> String {
-        let need = unmet.need;
+    /// The instructions a need is about, as the table writes them: the
+    /// opcode and its words (`cvt.pack.u4`), or a special register.
+    pub fn need_name(need: &Need) -> String {
         let mut what = need.opcode.to_string();
         for m in need.with.as_slice() {
             what.push('.');
             what.push_str(m);
         }
+        what
+    }
+
+    /// What `unmet` says, as ptxas says it.
+    pub fn message(&self, unmet: &Unmet) -> String {
+        let need = unmet.need;
+        let what = Target::need_name(need);
         let (major, minor) = self.version;
         let target = self.name().unwrap_or("");
         let needs_version = format!(

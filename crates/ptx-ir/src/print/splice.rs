@@ -172,7 +172,7 @@ fn scan(source: &str, range: Range<usize>, mut each: impl FnMut(Piece, Range<usi
                 Piece::Newline
             }
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = memchr(b'\n', &b[i..range.end]).map_or(range.end, |n| i + n);
+                i = memchr::memchr(b'\n', &b[i..range.end]).map_or(range.end, |n| i + n);
                 Piece::Comment
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
@@ -194,10 +194,6 @@ fn scan(source: &str, range: Range<usize>, mut each: impl FnMut(Piece, Range<usi
         };
         each(piece, from..i);
     }
-}
-
-fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&c| c == needle)
 }
 
 /// The first line break in `source[range]` outside a block comment.
@@ -241,7 +237,7 @@ fn push_gap(source: &str, range: Range<usize>, out: &mut impl PrintSink) {
     let mut line_start = range.start;
     while line_start < range.end {
         let line_end =
-            memchr(b'\n', &source.as_bytes()[line_start..range.end]).map_or(range.end, |n| line_start + n + 1);
+            memchr::memchr(b'\n', &source.as_bytes()[line_start..range.end]).map_or(range.end, |n| line_start + n + 1);
         let mut kept = String::new();
         let mut from = line_start;
         let mut any_dropped = false;
