@@ -33,15 +33,6 @@ const CVT_CHOPPED: Counter = Counter::new("cvt-src-chopped", "cvt sources choppe
 const CVT_EXTENDED: Counter = Counter::new("cvt-dst-extended", "cvt destinations extended");
 const B128_LEFT: Counter = Counter::new("b128-left-relaxed", "b128 operands left relaxed");
 
-/// How a wider destination register is filled from the exact-size result.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Extension {
-    /// With zeros (unsigned and bit types).
-    Zero,
-    /// With copies of the sign bit (signed types).
-    Sign,
-}
-
 /// What to do with one register operand.
 enum Verdict {
     /// Exact size (or not a case this pass handles): leave it.
@@ -106,14 +97,15 @@ fn chop(rw: &mut Rewriter, at: InstId, src: RegId, ty: ScalarType) -> RegId {
 }
 
 /// Rewrites a destination register wider than `ty`: returns the exact-size
-/// register the instruction writes instead; the extension into `dst` is
-/// inserted just after `at`, under its guard (an extension that ran when
-/// the load did not would clobber the register).
-fn extend(rw: &mut Rewriter, at: InstId, dst: RegId, ty: ScalarType, ext: Extension) -> RegId {
+/// register the instruction writes instead; the extension into `dst`
+/// (sign-extended for a signed `ty`, zero-extended otherwise) is inserted
+/// just after `at`, under its guard (an extension that ran when the load did
+/// not would clobber the register).
+fn extend(rw: &mut Rewriter, at: InstId, dst: RegId, ty: ScalarType) -> RegId {
     let reg_ty = rw.func().regs[dst].ty.scalar;
     let (wide, narrow) = (reg_ty.bits(), ty.bits());
     let exact = rw.temp(bit_type(narrow));
-    let signed = ext == Extension::Sign;
+    let signed = ty.is_signed();
     if reg_ty.is_float() {
         let bits = rw.temp(bit_type(wide));
         // Inserted in order after `at`: cvt, then mov.
@@ -145,14 +137,7 @@ fn replace_element(op: &mut Operand, index: usize, reg: RegId) {
 
 /// Rewrites operand `operand` of `id` (a source if `is_dst` is false);
 /// returns the number of registers rewritten and of `.b128` ones left.
-fn legalize_operand(
-    rw: &mut Rewriter,
-    id: InstId,
-    operand: usize,
-    ty: ScalarType,
-    is_dst: bool,
-    ext: Extension,
-) -> (u64, u64) {
+fn legalize_operand(rw: &mut Rewriter, id: InstId, operand: usize, ty: ScalarType, is_dst: bool) -> (u64, u64) {
     let (mut rewritten, mut unsupported) = (0, 0);
     for (index, reg) in elements(&rw.inst(id).operands[operand]) {
         let reg_ty = rw.func().regs[reg].ty;
@@ -163,7 +148,7 @@ fn legalize_operand(
             Verdict::Keep => {}
             Verdict::Unsupported => unsupported += 1,
             Verdict::Rewrite => {
-                let exact = if is_dst { extend(rw, id, reg, ty, ext) } else { chop(rw, id, reg, ty) };
+                let exact = if is_dst { extend(rw, id, reg, ty) } else { chop(rw, id, reg, ty) };
                 rw.modify(id, |inst| replace_element(&mut inst.operands[operand], index, exact));
                 rewritten += 1;
             }
@@ -172,18 +157,9 @@ fn legalize_operand(
     (rewritten, unsupported)
 }
 
-fn extension_of(ty: ScalarType) -> Extension {
-    if ty.is_signed() {
-        Extension::Sign
-    } else {
-        Extension::Zero
-    }
-}
-
 /// One operand to look at: (its index, the instruction type it must fit,
-/// whether it is the destination, how a destination is extended, the
-/// counter).
-pub struct Work(usize, ScalarType, bool, Extension, Counter);
+/// whether it is the destination, the counter).
+pub struct Work(usize, ScalarType, bool, Counter);
 
 impl Rule for LegalizeRelaxed {
     type Plan = Vec<Work>;
@@ -205,15 +181,15 @@ impl Rule for LegalizeRelaxed {
         let mut work = Vec::new();
         if let Some(ld) = inst.as_ld() {
             if inst.opcode == Opcode::Ld {
-                work.push(Work(0, ld.ty, true, extension_of(ld.ty), LD_EXTENDED));
+                work.push(Work(0, ld.ty, true, LD_EXTENDED));
             }
         } else if let Some(st) = inst.as_st() {
-            work.push(Work(1, st.ty, false, Extension::Zero, ST_CHOPPED));
+            work.push(Work(1, st.ty, false, ST_CHOPPED));
         } else if let Some(cvt) = inst.as_cvt() {
-            work.push(Work(1, cvt.src_ty, false, Extension::Zero, CVT_CHOPPED));
+            work.push(Work(1, cvt.src_ty, false, CVT_CHOPPED));
             // cvt's relaxed destination: the result has the destination
             // format's size and is extended by its signedness.
-            work.push(Work(0, cvt.dst_ty, true, extension_of(cvt.dst_ty), CVT_EXTENDED));
+            work.push(Work(0, cvt.dst_ty, true, CVT_EXTENDED));
         }
         if work.is_empty() {
             return Err(Missed::silently());
@@ -224,8 +200,8 @@ impl Rule for LegalizeRelaxed {
     fn build(&self, rw: &mut Rewriter<'_, '_, '_>, id: InstId, work: Vec<Work>) {
         let span = rw.inst(id).span;
         let mut unsupported = 0;
-        for Work(operand, ty, is_dst, ext, counter) in work {
-            let (n, left) = legalize_operand(rw, id, operand, ty, is_dst, ext);
+        for Work(operand, ty, is_dst, counter) in work {
+            let (n, left) = legalize_operand(rw, id, operand, ty, is_dst);
             unsupported += left;
             if n > 0 {
                 rw.count(counter, n);
