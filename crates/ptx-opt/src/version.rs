@@ -4,13 +4,15 @@
 //! nothing of the newer versions.
 //!
 //! The facts are the verifier's (`ptx_verify::Target`: what each
-//! instruction form needs of `.version` and `.target`, probed with ptxas).
+//! instruction form needs of `.version` and `.target`, probed with ptxas,
+//! and the features ptxas dates that are not instruction forms: `.b128`
+//! declarations, `.shared::cta`, pragma strings, ...).
 //! A version is written only if the verifier accepts the module at it, and
 //! never below 6.0 for a module written for 6.0 or later that touches
 //! memory: the memory consistency model (PTX ISA 8, introduced in 6.0)
 //! gives `ld`, `st`, atomics and fences their meaning from 6.0 on.
 
-use ptx_ir::{Diagnostic, Function, Module, ModuleItem, Opcode, Span, Stmt};
+use ptx_ir::{Diagnostic, Module, Opcode, Span};
 use ptx_verify::Target;
 
 /// A `.version`, (major, minor).
@@ -107,58 +109,6 @@ fn memory_floor(module: &Module) -> Option<(String, Span)> {
     })
 }
 
-/// Pragma strings and the version that introduced each (PTX ISA 9.1,
-/// section 12; ptxas 13.5 rejects `used_bytes_mask` below 8.3).
-const PRAGMA_NEEDS: &[(&str, Version)] =
-    &[("nounroll", (2, 0)), ("used_bytes_mask", (8, 3)), ("enable_smem_spilling", (9, 0))];
-
-/// What a pragma directive (`.pragma "used_bytes_mask 61695";`) needs.
-fn pragma_need(text: &str) -> Option<(&'static str, Version)> {
-    let words = text.strip_prefix(".pragma")?;
-    PRAGMA_NEEDS.iter().copied().find(|(name, _)| words.contains(name))
-}
-
-/// Needs the table of instruction needs does not hold, measured with ptxas
-/// 13.5: a pragma string newer than its version, and `cvt` to or from the
-/// fp8 formats on `sm_89`, which came with PTX 8.1 (release notes of 8.1;
-/// `sm_90` has them from 7.8). Each: (span, what, version).
-fn other_needs(func: &Function, sm: Option<&str>) -> Vec<(Span, String, Version)> {
-    let mut needs = Vec::new();
-    let pragmas = func.attributes.iter().chain(func.body().unwrap_or(&[]).iter().filter_map(|s| match s {
-        Stmt::Raw(raw) => Some(&**raw),
-        _ => None,
-    }));
-    for raw in pragmas {
-        if let Some((name, v)) = pragma_need(&raw.text) {
-            needs.push((raw.span, format!("pragma \"{name}\""), v));
-        }
-    }
-    if sm == Some("sm_89") {
-        for id in func.inst_ids() {
-            let inst = &func.insts[id];
-            if inst.opcode == Opcode::Cvt {
-                let text = ptx_ir::print::inst_to_string(func, inst);
-                if text.contains(".e4m3") || text.contains(".e5m2") {
-                    needs.push((inst.span, "cvt with .e4m3/.e5m2 on sm_89".to_string(), (8, 1)));
-                }
-            }
-        }
-    }
-    needs
-}
-
-/// Pragmas of the module outside functions.
-fn module_pragma_needs(module: &Module) -> Vec<(Span, String, Version)> {
-    module
-        .items
-        .iter()
-        .filter_map(|item| match item {
-            ModuleItem::Raw(raw) => pragma_need(&raw.text).map(|(name, v)| (raw.span, format!("pragma \"{name}\""), v)),
-            _ => None,
-        })
-        .collect()
-}
-
 /// What `module` needs of `.version`, from the table of instruction needs,
 /// its `.target` and the memory model (without asking the verifier; see
 /// [`lowest_version`]).
@@ -193,24 +143,10 @@ pub fn requirements(module: &Module) -> Requirements {
                 req = Requirement { version: from_number(need.min_version), because };
             }
         }
-        for (span, what, v) in other_needs(func, target.as_deref()) {
-            if v > req.version {
-                req = Requirement {
-                    version: v,
-                    because: Because::Instruction { function: func.name.clone(), span, what },
-                };
-            }
-        }
         if number(req.version) > number(module_req.version) {
             module_req = req.clone();
         }
         functions.push((func.name.clone(), req));
-    }
-    for (span, what, v) in module_pragma_needs(module) {
-        if v > module_req.version {
-            module_req =
-                Requirement { version: v, because: Because::Instruction { function: String::new(), span, what } };
-        }
     }
     Requirements { target, module: module_req, functions }
 }
@@ -262,15 +198,6 @@ pub fn check_version(module: &Module, asked: Version) -> Result<(), Vec<Diagnost
                 let message = format!(
                     "memory instructions mean what the memory consistency model of PTX 6.0 says; below it their semantics differ (--ptx-version asks for {asked_text})"
                 );
-                errors.push(Diagnostic::new(span, message));
-            }
-        }
-        for (span, what, v) in module_pragma_needs(module)
-            .into_iter()
-            .chain(module.functions.values().filter(|f| f.has_body()).flat_map(|f| other_needs(f, sm)))
-        {
-            if v > asked {
-                let message = format!("'{what}' needs PTX {}.{}, --ptx-version asks for {asked_text}", v.0, v.1);
                 errors.push(Diagnostic::new(span, message));
             }
         }

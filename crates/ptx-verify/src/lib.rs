@@ -240,6 +240,14 @@ impl Verify {
     pub fn check_module(&self, module: &Module) -> Vec<Diagnostic> {
         let mut errors = target::check_header(module);
         errors.extend(declarations::check_module(module));
+        for item in &module.items {
+            let (span, found) = match item {
+                ModuleItem::Variable(v) => (v.span, self.target.check_declaration(v.span.start, v.ty(), None)),
+                ModuleItem::Raw(r) => (r.span, self.target.check_declaration(r.span.start, None, Some(&r.text))),
+                ModuleItem::Function(_) => continue,
+            };
+            errors.extend(found.map(|m| Diagnostic::new(span, m)));
+        }
         errors
     }
 }
@@ -303,8 +311,37 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
                 let msg = format!("function {} lists instruction #{}, which it does not have", func.name, id.as_u32());
                 v.errors.push(Diagnostic::new(func.span, msg));
             }
+            // Declarations and pragmas newer than the target's .version.
+            Stmt::RegDecl(decl) => v.errors.extend(
+                module
+                    .target
+                    .check_declaration(decl.span.start, Some(decl.ty.scalar), None)
+                    .map(|m| Diagnostic::new(decl.span, m)),
+            ),
+            Stmt::Variable(var) => v.errors.extend(
+                module.target.check_declaration(var.span.start, var.ty(), None).map(|m| Diagnostic::new(var.span, m)),
+            ),
+            Stmt::Raw(raw) => v.errors.extend(
+                module
+                    .target
+                    .check_declaration(raw.span.start, None, Some(&raw.text))
+                    .map(|m| Diagnostic::new(raw.span, m)),
+            ),
             _ => {}
         }
+    }
+    for attr in &func.attributes {
+        v.errors.extend(
+            module
+                .target
+                .check_declaration(attr.span.start, None, Some(&attr.text))
+                .map(|m| Diagnostic::new(attr.span, m)),
+        );
+    }
+    for param in func.params.iter().flatten().chain(func.returns.iter().flatten()) {
+        v.errors.extend(
+            module.target.check_declaration(param.span.start, param.ty(), None).map(|m| Diagnostic::new(param.span, m)),
+        );
     }
     // A parsed function refers only to registers it has, which the shape of
     // an instruction needs.

@@ -24,7 +24,7 @@
 //! Otherwise a look-up by opcode; nothing is allocated unless an error is
 //! reported.
 
-use ptx_ir::{Diagnostic, Function, Inst, Modifier, Module, Opcode, Operand, RawDirective, Span, Stmt};
+use ptx_ir::{Diagnostic, Function, Inst, Modifier, Module, Opcode, Operand, RawDirective, ScalarType, Span, Stmt};
 use ptx_isa::model::{Forbid, Need, TargetInfo};
 use ptx_isa::ISA;
 use rustc_hash::FxHashMap;
@@ -485,7 +485,123 @@ impl Target {
         if let Some(f) = here.forbids_here(func, inst) {
             return Some(f.reason.to_string());
         }
-        here.needs_here(func, inst).map(|u| here.message(&u))
+        if let Some(u) = here.needs_here(func, inst) {
+            return Some(here.message(&u));
+        }
+        here.feature_unmet(feature_of_inst(func, inst, here.name()))
+    }
+
+    /// Why ptxas rejects a declaration of type `ty`, or a directive (a
+    /// `.pragma`), at `at` under this target: a feature newer than its
+    /// `.version` ([`FEATURES`]).
+    pub(crate) fn check_declaration(&self, at: u32, ty: Option<ScalarType>, directive: Option<&str>) -> Option<String> {
+        let here = self.at(at);
+        let feature = match (ty, directive) {
+            (Some(ScalarType::B128), _) => Some(&FEATURES[0]),
+            (_, Some(text)) => pragma_feature(text),
+            _ => None,
+        };
+        here.feature_unmet(feature)
+    }
+
+    fn feature_unmet(&self, feature: Option<&'static Feature>) -> Option<String> {
+        let feature = feature?;
+        (self.judged && version_number(self.version) < feature.version).then(|| {
+            let (major, minor) = self.version;
+            format!(
+                "'{}' requires PTX ISA .version {}.{} or later (the module declares .version {major}.{minor})",
+                feature.name,
+                feature.version / 10,
+                feature.version % 10
+            )
+        })
+    }
+}
+
+/// A feature ptxas 13.5 dates that is not an instruction form of the table
+/// of needs (found by lowering the public corpus and the ISA sweep to the
+/// lowest version the table allowed, and compiling with ptxas).
+pub(crate) struct Feature {
+    name: &'static str,
+    /// The lowest `.version` (major * 10 + minor).
+    version: u32,
+}
+
+/// Every such feature; the first is the `.b128` type.
+const FEATURES: [Feature; 10] = [
+    // ISA 5.2.1: .b128 introduced in 8.3 (declarations, not only instructions).
+    Feature { name: "Type .b128", version: 83 },
+    // A sub-qualified state space spelled out (`.shared::cta`).
+    Feature { name: "::cta", version: 78 },
+    // wgmma.mma_async with .s8 and .u8 operands mixed.
+    Feature { name: "WGMMA with mixed integer types", version: 84 },
+    // Release notes of 8.1: cvt with .e4m3/.e5m2 extended to sm_89.
+    Feature { name: "cvt with .e4m3/.e5m2 on sm_89", version: 81 },
+    // ISA 12.2 and 12.3: pragma strings.
+    Feature { name: "pragma used_bytes_mask", version: 83 },
+    Feature { name: "pragma enable_smem_spilling", version: 90 },
+    // ld/st of 256 bits (.v8 of 32-bit, .v4 of 64-bit elements).
+    Feature { name: "256 bit wide load/store", version: 88 },
+    Feature { name: "mma with FP8 floating point type and .m16n8k16 shape", version: 87 },
+    Feature { name: "ld/st with .local.volatile", version: 91 },
+    Feature { name: "mma with FP8 floating point type and FP16 accumulation", version: 87 },
+];
+
+/// The feature of [`FEATURES`] an instruction uses, if any.
+fn feature_of_inst(func: &Function, inst: &Inst, target: Option<&str>) -> Option<&'static Feature> {
+    let sub_cta =
+        inst.modifiers.iter().any(|m| matches!(m, Modifier::Space(_, Some(w)) if w.as_str().ends_with("::cta")));
+    if sub_cta {
+        return Some(&FEATURES[1]);
+    }
+    let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
+    let has = |ty: ScalarType| inst.types().any(|t| t == ty);
+    if opcode == "wgmma" && has(ScalarType::S8) && has(ScalarType::U8) {
+        return Some(&FEATURES[2]);
+    }
+    if matches!(inst.opcode, Opcode::Ld | Opcode::St) {
+        let lanes = inst.modifiers.iter().find_map(|m| match m {
+            Modifier::Vector(n) => Some(u32::from(*n)),
+            _ => None,
+        });
+        let bits = inst.types().last().map_or(0, |t| t.bits());
+        if lanes.is_some_and(|n| n * bits == 256) {
+            return Some(&FEATURES[6]);
+        }
+        let local = inst.modifiers.iter().any(|m| matches!(m, Modifier::Space(ptx_ir::StateSpace::Local, _)));
+        if local && inst.has_word(ptx_ir::Word::VOLATILE) {
+            return Some(&FEATURES[8]);
+        }
+    }
+    let fp8_type = |t: ScalarType| matches!(t, ScalarType::E4m3 | ScalarType::E5m2);
+    if opcode == "mma" && inst.types().any(fp8_type) {
+        if inst.has_word(ptx_ir::Word::M16N8K16) {
+            return Some(&FEATURES[7]);
+        }
+        // The first type is the accumulator's (`mma...f16.e4m3.e4m3.f16`).
+        if inst.types().next() == Some(ScalarType::F16) {
+            return Some(&FEATURES[9]);
+        }
+    }
+    let fp8 = |w: &str| w.starts_with("e4m3") || w.starts_with("e5m2");
+    if inst.opcode == Opcode::Cvt
+        && target == Some("sm_89")
+        && inst.modifiers.iter().any(|m| m.word().is_some_and(|w| fp8(w.as_str())))
+    {
+        return Some(&FEATURES[3]);
+    }
+    None
+}
+
+/// The feature of [`FEATURES`] a directive (`.pragma "used_bytes_mask 255";`) is.
+fn pragma_feature(text: &str) -> Option<&'static Feature> {
+    let words = text.strip_prefix(".pragma")?;
+    if words.contains("used_bytes_mask") {
+        Some(&FEATURES[4])
+    } else if words.contains("enable_smem_spilling") {
+        Some(&FEATURES[5])
+    } else {
+        None
     }
 }
 

@@ -185,3 +185,75 @@ fn accepted_instances_print_canonically_to_the_same_cubin() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Every accepted instance that is valid at an older `.version` than its
+/// template's (`ptx_opt::version::lowest_version`), written at that version
+/// (instances that lower alike compiled together): ptxas accepts it and
+/// gives the same machine code as at the template's version.
+#[test]
+fn instances_valid_at_an_older_version_lower_to_the_same_code() {
+    let template = read("template.ptx");
+    let all = instances();
+    // Key: target, version, lowest version, instruction file (the generator
+    // compiles one file's instances together).
+    type Key = (String, String, String, String);
+    let lowered: Vec<(Key, &str)> = all
+        .par_iter()
+        .filter(|i| i.accepted)
+        .filter_map(|inst| {
+            let module = ptx_opt::parse(&module_of(&template, inst)).expect("an accepted instance parses");
+            let lowest = ptx_opt::version::lowest_version(&module).version;
+            (lowest < module.version).then(|| {
+                let lowest = format!("{}.{}", lowest.0, lowest.1);
+                ((inst.target.clone(), inst.version.clone(), lowest, inst.file.clone()), inst.line.as_str())
+            })
+        })
+        .collect();
+    let mut groups: BTreeMap<Key, Vec<&str>> = BTreeMap::new();
+    for (key, line) in &lowered {
+        groups.entry(key.clone()).or_default().push(line);
+    }
+    let failures: Vec<String> = groups
+        .par_iter()
+        .filter_map(|((target, version, lowest, file), lines)| {
+            let at = |v: &str| {
+                template.replace("@VERSION@", v).replace("@TARGET@", target).replace("@INSTANCES@", &lines.join("\n"))
+            };
+            let module = ptx_opt::parse(&at(version)).expect("accepted instances parse together");
+            let written = ptx_opt::version::lowest_version(&module).version;
+            if format!("{}.{}", written.0, written.1) != *lowest {
+                return Some(format!("{file} {target} {version} -> {lowest}: together they need {written:?}"));
+            }
+            let same_code = |lines: &[&str]| {
+                let at = |v: &str| {
+                    template
+                        .replace("@VERSION@", v)
+                        .replace("@TARGET@", target)
+                        .replace("@INSTANCES@", &lines.join("\n"))
+                };
+                let compile = |text: &str| corpus::toolchain().compile(text, target, &[]);
+                let original = compile(&at(version)).map_err(|e| (true, e.to_string()))?;
+                match compile(&at(lowest)) {
+                    Ok(c) if crate::round_trip::text_sections(&c) == crate::round_trip::text_sections(&original) => {
+                        Ok(())
+                    }
+                    Ok(_) => Err((false, "the machine code differs".to_string())),
+                    Err(e) => Err((false, format!("ptxas rejects it: {e}"))),
+                }
+            };
+            match same_code(lines) {
+                Ok(()) => None,
+                // Instances ptxas will not take together (tcgen05's CTA
+                // groups): one by one.
+                Err((true, _)) => lines
+                    .iter()
+                    .find_map(|line| same_code(&[line]).err())
+                    .map(|(_, e)| format!("{file} {target} {version} -> {lowest}: {e}")),
+                Err((false, e)) => Some(format!("{file} {target} {version} -> {lowest}: {e}")),
+            }
+        })
+        .collect();
+    eprintln!("{} accepted instances lowered, in {} groups", lowered.len(), groups.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(lowered.len() >= 1000, "{} instances lowered", lowered.len());
+}

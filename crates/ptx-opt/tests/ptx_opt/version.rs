@@ -6,14 +6,10 @@
 //! needs; the CUDA-release table is the ISA's.
 
 use crate::corpus;
+use crate::round_trip::text_sections;
 use ptx_opt::version::{check_version, lowest_version, ptx_version_of_cuda, Version, CUDA_RELEASES};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-
-/// The code of each function of a cubin (`.text.NAME` sections).
-fn code(cubin: &[u8]) -> BTreeMap<String, Vec<u8>> {
-    ptx_toolchain::elf_sections(cubin).into_iter().filter(|(name, _)| name.starts_with(".text.")).collect()
-}
 
 #[test]
 fn every_corpus_file_at_its_lowest_version_compiles_to_the_same_code() {
@@ -40,7 +36,7 @@ fn every_corpus_file_at_its_lowest_version_compiles_to_the_same_code() {
             let cubin = corpus::toolchain()
                 .compile(&text, &file.target, &[])
                 .map_err(|e| format!("{}: ptxas rejects it at {lowest:?}: {e}", file.name))?;
-            if code(&cubin) != code(&corpus::original_cubin(file)) {
+            if text_sections(&cubin) != text_sections(&corpus::original_cubin(file)) {
                 return Err(format!("{}: the code differs at {lowest:?}", file.name));
             }
             Ok(Some((written, lowest)))
