@@ -106,6 +106,15 @@ impl Verifier {
         verify.module_scope.declared_in_source = self.declared_before.clone();
         verify_with(module, &verify)
     }
+
+    /// Checks `module` for `target` instead of its own header (as
+    /// [`verify_module`]); for a batch, with what the rest of the source
+    /// declares.
+    pub fn verify_for(&self, module: &Module, target: &Target) -> Result<(), Vec<Diagnostic>> {
+        let mut verify = Verify::for_module(module).with_target(target.clone());
+        verify.module_scope.declared_in_source = self.declared_before.clone();
+        verify_with(module, &verify)
+    }
 }
 
 /// Whether a name is declared at module level before a byte offset of the
