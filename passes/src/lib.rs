@@ -14,6 +14,7 @@ pub mod fold_byte_gathers;
 pub mod fold_dot_shuffles;
 pub mod fold_prmt;
 pub mod legalize_relaxed;
+pub mod lower_ptx_version;
 pub mod verify;
 
 use ptx_pass::{PassInfo, PerFunction};
@@ -28,6 +29,7 @@ pub const REGISTRY: &[PassInfo] = &[
     PassInfo { name: "fold-dot-shuffles", description: "dp4a/dp2a (and dp4a chains) read whole source words instead of byte shuffles of them", create: || Box::new(PerFunction(fold_dot_shuffles::FoldDotShuffles)), options: "", create_with: None },
     PassInfo { name: "fold-prmt", description: "fold prmt whose selector is a known constant (to mov, a constant, one prmt, or a canonical selector)", create: || Box::new(PerFunction(fold_prmt::FoldPrmt)), options: "", create_with: None },
     PassInfo { name: "legalize-relaxed", description: "make the implicit truncations/extensions of ld, st and cvt explicit (ISA 9.4.1)", create: || Box::new(PerFunction(legalize_relaxed::LegalizeRelaxed)), options: "", create_with: None },
+    PassInfo { name: "lower-ptx-version", description: "rewrite what needs a newer .version than to=X.Y into exactly equivalent older forms: cache hints dropped, cvt.pack.sat, abs.f16x2, set.u32.f16x2 expanded; --ptx-version and --cuda run it", create: lower_ptx_version::create, options: lower_ptx_version::OPTIONS, create_with: Some(lower_ptx_version::create_with) },
     PassInfo { name: "verify", description: "check operand types, declarations and labels (PTX ISA 9.4)", create: verify::create, options: "", create_with: None },
 ];
 

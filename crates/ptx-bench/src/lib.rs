@@ -107,7 +107,9 @@ impl Stage {
             Stage::ParsePrintModule,
             Stage::Analyses,
         ];
-        stages.extend(ptx_opt::passes().into_iter().map(|p| Stage::Pass(p.name.to_string())));
+        // Each pass that runs without options (lower-ptx-version needs its version).
+        let bare = ptx_opt::passes().into_iter().filter(|p| ptx_opt::parse_pipeline(p.name).is_ok());
+        stages.extend(bare.map(|p| Stage::Pass(p.name.to_string())));
         stages.extend([Stage::O2, Stage::ParsePrintAllCores, Stage::O2AllCores]);
         stages
     }

@@ -897,6 +897,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
             Cp => self.exec_cp(at),
             // Ordering and hints: every access is performed at once, in order.
             Membar | Fence | Nanosleep | Prefetch | Prefetchu | Griddepcontrol | Pmevent => Ok(Flow::Next),
+            // A cache line's eviction priority: what caches keep, not values.
+            Applypriority => Ok(Flow::Next),
             Createpolicy => {
                 // The policy is an opaque hint only consumed by cache hints.
                 self.write(at, self.op(at, 0)?, 0, ScalarType::B64)?;
@@ -904,9 +906,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
             }
             Tex | Tld4 | Txq | Suld | Sust | Suq => self.exec_texture(at),
             // Not interpreted: an instruction of these reports "unsupported".
-            Alloca | Applypriority | Brkpt | Brx | Clusterlaunchcontrol | Discard | Elect | Getctarank | Istypep
-            | Mapa | Mbarrier | Multimem | Setmaxnreg | Stackrestore | Stacksave | Sured | Tcgen05 | Tensormap
-            | Vabsdiff | Vadd | Vmad | Vmax | Vmin | Vset | Vsub | Wgmma => Err(self.unsupported(at)),
+            Alloca | Brkpt | Brx | Clusterlaunchcontrol | Discard | Elect | Getctarank | Istypep | Mapa | Mbarrier
+            | Multimem | Setmaxnreg | Stackrestore | Stacksave | Sured | Tcgen05 | Tensormap | Vabsdiff | Vadd
+            | Vmad | Vmax | Vmin | Vset | Vsub | Wgmma => Err(self.unsupported(at)),
             Other(_) => Err(self.unsupported(at)),
         }
     }

@@ -75,16 +75,26 @@ pub fn run_stepwise(
     let mut run = PassRun::default();
     // The input check on its own, so that its time is its own.
     if !options.skip_verify {
-        let verify_only =
-            Options { passes: Vec::new(), print_after: Vec::new(), print_after_all: false, ..options.clone() };
+        let verify_only = Options {
+            passes: Vec::new(),
+            print_after: Vec::new(),
+            print_after_all: false,
+            ptx_version: None,
+            ..options.clone()
+        };
         times.measure("verify", || ptx_opt::run_passes(module, &verify_only))?;
     }
-    for pass in &options.passes {
+    // The passes one by one, then (with --ptx-version or --cuda) the step
+    // that lowers what needs more than the version asked and writes it.
+    let steps = options.passes.iter().map(|pass| (vec![pass.clone()], None));
+    let version_step = options.ptx_version.map(|version| (Vec::new(), Some(version)));
+    for (passes, ptx_version) in steps.chain(version_step) {
         let step = Options {
-            passes: vec![pass.clone()],
+            passes,
             skip_verify: true,
             print_after: Vec::new(),
             print_after_all: false,
+            ptx_version,
             ..options.clone()
         };
         let before = observers.print_changed.then(|| module.clone());
@@ -92,8 +102,8 @@ pub fn run_stepwise(
         for record in &record.passes {
             times.add(record.name, record.time);
         }
+        let Some(name) = record.passes.last().map(|p| p.name) else { continue };
         run.passes.extend(record.passes);
-        let name = pass.name();
         if let Some(before) = before {
             for change in changed_functions(&before, module).iter().filter(|c| observers.shows(&c.name)) {
                 let _ = err.write_all(unified_diff(name, change).as_bytes());

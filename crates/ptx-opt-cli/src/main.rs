@@ -135,16 +135,19 @@ struct Cli {
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
 
-    /// Write `.version X.Y` if the module, after the pipeline, is valid PTX at X.Y for its
-    /// .target (lower or higher than its own); otherwise one located error per instruction
-    /// that needs more, and no output. `min`: the lowest version the module and its .target
-    /// allow (never below 6.0 for memory instructions written for 6.0 or later).
+    /// Write `.version X.Y` (lower or higher than the module's own): after the pipeline,
+    /// instructions that need more and have an exactly equivalent older form are rewritten
+    /// (pass lower-ptx-version: cache hints dropped, cvt.pack.sat expanded, ...; remarks),
+    /// then the module must be valid PTX at X.Y for its .target; otherwise one located error
+    /// per instruction that needs more, and no output. `min`: the lowest version the module
+    /// as it is and its .target allow (never below 6.0 for memory instructions written for
+    /// 6.0 or later).
     #[arg(long, value_name = "X.Y|min", conflicts_with = "cuda")]
     ptx_version: Option<String>,
 
     /// Lower `.version` to the newest PTX ISA version the driver of this CUDA release
-    /// accepts (what nvidia-smi says, e.g. 12.4), if the module's is newer; errors as for
-    /// --ptx-version.
+    /// accepts (what nvidia-smi says, e.g. 12.4), if the module's is newer; rewrites and
+    /// errors as for --ptx-version.
     #[arg(long, value_name = "MAJOR.MINOR")]
     cuda: Option<String>,
 
@@ -415,6 +418,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         print_after_all: cli.print_after_all,
         threads: cli.threads,
         reformat: cli.reformat,
+        ptx_version: requested_version(cli)?,
     };
     let render_options = cli.render_options();
     let fail = |e: ptx_opt::Error| {
@@ -430,8 +434,6 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         || !cli.filter_function.is_empty()
         || cli.time_passes
         || cli.count_blocks_map.is_some()
-        || cli.ptx_version.is_some()
-        || cli.cuda.is_some()
         || cli.print_requirements.is_some();
     let mut count_blocks_map = None;
     let mut times = render::Times::default();
@@ -466,11 +468,6 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         if let Some(format) = cli.print_requirements {
             let report = ptx_opt::version::requirements_report(&module, &source, format == ReportFormat::Json);
             let _ = io::stderr().lock().write_all(report.as_bytes());
-        }
-        if let Some(version) = requested_version(cli, &module)? {
-            ptx_opt::version::check_version(&module, version)
-                .map_err(|diagnostics| fail(ptx_opt::Error { kind: ptx_opt::ErrorKind::InvalidInput, diagnostics }))?;
-            module.version = version;
         }
         let text = times.measure("print", || match cli.emit {
             Emit::Ptx if cli.reformat => {
@@ -680,19 +677,21 @@ fn write_pieces(path: Option<&Path>, pieces: &[&str]) -> Result<(), Failure> {
     }
 }
 
-/// The `.version` `--ptx-version` or `--cuda` asks the module to be written
-/// with; None when neither is given, or `--cuda` allows the module's own.
-fn requested_version(cli: &Cli, module: &ptx_opt::Module) -> Result<Option<ptx_opt::version::Version>, Failure> {
+/// The `.version` `--ptx-version` or `--cuda` asks the output to be
+/// written with.
+fn requested_version(cli: &Cli) -> Result<Option<ptx_opt::version::PtxVersion>, Failure> {
+    use ptx_opt::version::PtxVersion;
     if let Some(cuda) = &cli.cuda {
-        let newest = ptx_opt::version::ptx_version_of_cuda(cuda)
-            .ok_or_else(|| Failure::Usage(format!("--cuda takes a CUDA release such as 12.4, not '{cuda}'")))?;
-        return Ok((module.version > newest).then_some(newest));
+        return PtxVersion::for_cuda(cuda)
+            .map(Some)
+            .ok_or_else(|| Failure::Usage(format!("--cuda takes a CUDA release such as 12.4, not '{cuda}'")));
     }
     let Some(asked) = cli.ptx_version.as_deref() else { return Ok(None) };
-    if asked == "min" {
-        return Ok(Some(ptx_opt::version::lowest_version(module).version));
-    }
-    ptx_opt::version::parse_version(asked)
-        .map(Some)
-        .ok_or_else(|| Failure::Usage(format!("--ptx-version takes X.Y (such as 7.8) or min, not '{asked}'")))
+    PtxVersion::parse(asked).map(Some).ok_or_else(|| {
+        let known: Vec<String> = ptx_opt::version::known_versions().map(|(a, b)| format!("{a}.{b}")).collect();
+        Failure::Usage(format!(
+            "--ptx-version takes min or a version ptxas knows ({}), not '{asked}'",
+            known.join(", ")
+        ))
+    })
 }

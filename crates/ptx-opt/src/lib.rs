@@ -270,6 +270,23 @@ pub struct Options {
     /// module differs from its source in that line alone ([`print()`]). Such
     /// a run is not streamed.
     pub set_target: bool,
+    /// The `.version` to write (`--ptx-version`, `--cuda`): after the
+    /// passes, the module is checked at it and its header's `.version` line
+    /// says it (the only line that changes for that); where the module needs
+    /// more, `lower-ptx-version` runs last and rewrites what has an exactly
+    /// equivalent older form. [`ErrorKind::NeedsVersion`] if the module is
+    /// still not valid at it, each diagnostic at an instruction that needs
+    /// more. Streamed runs stay streamed.
+    ///
+    /// ```
+    /// use ptx_opt::version::PtxVersion;
+    /// let ptx = ".version 9.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+    /// let options = ptx_opt::Options { ptx_version: PtxVersion::for_cuda("12.4"), ..Default::default() };
+    /// assert!(ptx_opt::optimize(ptx, &options).unwrap().ptx.starts_with(".version 8.4\n"));
+    /// let options = ptx_opt::Options { ptx_version: PtxVersion::parse("min"), ..Default::default() };
+    /// assert!(ptx_opt::optimize(ptx, &options).unwrap().ptx.starts_with(".version 7.0\n"));
+    /// ```
+    pub ptx_version: Option<version::PtxVersion>,
 }
 
 impl Options {
@@ -432,6 +449,11 @@ pub enum ErrorKind {
     /// the verifier's. [`Options::set_target`] writes the target into the
     /// header.
     NeedsTarget(String),
+    /// The module, after the passes, is not valid PTX at the `.version`
+    /// [`Options::ptx_version`] asks for (given here): each diagnostic is at
+    /// an instruction (or the `.target`) that needs more, naming what it
+    /// needs.
+    NeedsVersion(String),
 }
 
 /// An error with its diagnostics: data, never printed by the library.
@@ -483,6 +505,7 @@ impl std::fmt::Display for Error {
             ErrorKind::InvalidTarget(t) => {
                 write!(f, "invalid target '{t}' (expected sm_ and a number, as sm_80 or sm_90a)")?
             }
+            ErrorKind::NeedsVersion(v) => write!(f, "the module cannot be written as PTX {v}")?,
         }
         if let Some(d) = self.diagnostics.first() {
             write!(f, ": {}", d.message)?;
@@ -603,6 +626,9 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
                 return Err(Error { kind: ErrorKind::NeedsTarget(module.target.join(", ")), diagnostics });
             }
         }
+        if let Some(version) = settle_version(module, options, &ptx_verify::Verifier::new())? {
+            module.version = version;
+        }
         Ok(run)
     };
     in_thread_pool(options, run)
@@ -626,7 +652,28 @@ fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Erro
         };
         passes.push(pass);
     }
+    if let Some(to) = options.ptx_version.and_then(version::PtxVersion::lowers_to) {
+        passes.push(Box::new(ptx_pass::PerFunction(ptx_passes::lower_ptx_version::LowerPtxVersion { to })));
+    }
     Ok(passes)
+}
+
+/// The `.version` [`Options::ptx_version`] has the module written with (the
+/// header's own: None), or [`ErrorKind::NeedsVersion`].
+fn settle_version(
+    module: &Module,
+    options: &Options,
+    verifier: &ptx_verify::Verifier,
+) -> Result<Option<version::Version>, Error> {
+    let Some(request) = options.ptx_version else { return Ok(None) };
+    let settled = request.settle(module, verifier).map_err(|diagnostics| Error {
+        kind: ErrorKind::NeedsVersion(match request.lowers_to() {
+            Some((major, minor)) => format!("{major}.{minor}"),
+            None => "min".to_string(),
+        }),
+        diagnostics,
+    })?;
+    Ok(settled.filter(|v| *v != module.version))
 }
 
 /// Runs `run` on the thread pool `options.threads` asks for (rayon's global
@@ -716,7 +763,12 @@ pub fn optimize_text(source: Arc<str>, options: &Options) -> Result<(OutputText,
 /// Nothing to do but to see that the input parses: no pass, no
 /// verification, no reformatting.
 fn parse_check_only(options: &Options) -> bool {
-    options.passes.is_empty() && !options.reformat && options.skip_verify && !options.verify_each && !options.set_target
+    options.passes.is_empty()
+        && !options.reformat
+        && options.skip_verify
+        && !options.verify_each
+        && !options.set_target
+        && options.ptx_version.is_none()
 }
 
 /// [`optimize`] with nothing to do: the output is the input once it is
@@ -777,6 +829,9 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
     in_thread_pool(options, || {
         let mut ptx = OutputText::new(source.clone());
         let mut run = PassRun::default();
+        // The .version each batch may be written with (the header is the
+        // first batch's, so it is set once all are known).
+        let mut versions: Option<(version::Version, version::Version)> = None;
         // Verifies, optimizes and prints one batch; false on any error (the
         // whole-module run then reports it, in pass order).
         let mut process = |batch: &mut Module, range: std::ops::Range<usize>| {
@@ -793,10 +848,15 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
                 {
                     false
                 }
-                Ok(batch_run) => {
-                    run.absorb(batch_run);
-                    ptx_ir::print::write_module_range(batch, range, &mut ptx)
-                }
+                Ok(batch_run) => match settle_version(batch, options, &verifier) {
+                    Ok(settled) => {
+                        let (own, written) = (batch.version, settled.unwrap_or(batch.version));
+                        versions = Some(versions.map_or((own, written), |(own, w)| (own, w.max(written))));
+                        run.absorb(batch_run);
+                        ptx_ir::print::write_module_range(batch, range, &mut ptx)
+                    }
+                    Err(_) => false,
+                },
                 Err(_) => false,
             }
         };
@@ -807,7 +867,16 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
                 process(&mut batch, range)
             })
         };
-        Ok(completed.then_some((ptx, run)))
+        if !completed {
+            return Ok(None);
+        }
+        // Every batch was checked at the version asked for (or gave the
+        // lowest it allows): the module's is the newest of them (the
+        // header's own, unless a version was asked for).
+        match versions {
+            Some((own, written)) if written != own => Ok(Some((ptx.with_version(written), run))),
+            _ => Ok(Some((ptx, run))),
+        }
     })
 }
 

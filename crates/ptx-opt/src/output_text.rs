@@ -83,6 +83,33 @@ impl OutputText {
         }
     }
 
+    /// The same text with the `.version` line of its header saying
+    /// `version` (a streamed run that lowers or raises it).
+    pub(crate) fn with_version(mut self, version: crate::version::Version) -> OutputText {
+        self.record_new_text();
+        // The header is almost always the input's own first bytes: the value
+        // is then replaced in place, and the rest stays pieces of the input.
+        if let Some(Piece::Input(first)) = self.pieces.first().cloned() {
+            if let Some(value) = crate::version::version_value(&self.input[first.clone()]) {
+                let (start, end) = (first.start + value.start, first.start + value.end);
+                let at = self.new_text.len();
+                self.new_text.push_str(&format!("{}.{}", version.0, version.1));
+                self.recorded_to = self.new_text.len();
+                let pieces = [
+                    Piece::Input(first.start..start),
+                    Piece::New(at..self.new_text.len()),
+                    Piece::Input(end..first.end),
+                ];
+                self.pieces.splice(0..1, pieces.into_iter().filter(|p| !matches!(p, Piece::Input(r) if r.is_empty())));
+                return self;
+            }
+        }
+        let input = self.input.clone();
+        let text = self.into_string();
+        let text = crate::version::reversion_text(&text, version).unwrap_or(text);
+        OutputText::from_string(input, text)
+    }
+
     fn piece_text(&self, piece: &Piece) -> &str {
         match piece {
             Piece::Input(range) => &self.input[range.clone()],
@@ -171,5 +198,14 @@ mod tests {
         assert_eq!(text.pieces, [Piece::Input(0..14)]);
         assert_eq!(OutputText::unchanged(input.clone()).pieces, [Piece::Input(0..14)]);
         assert_eq!(OutputText::from_string(input, "new".into()).into_string(), "new");
+    }
+
+    #[test]
+    fn a_new_version_replaces_only_the_header_s_value() {
+        let input: Arc<str> = Arc::from("// c\n.version 9.5\n.target sm_80\nbody\n");
+        let text = OutputText::unchanged(input.clone()).with_version((7, 0));
+        assert_eq!(text.slices().collect::<Vec<_>>(), ["// c\n.version ", "7.0", "\n.target sm_80\nbody\n"]);
+        let printed = OutputText::from_string(input, ".version 9.5\nx\n".into()).with_version((8, 0));
+        assert_eq!(printed.into_string(), ".version 8.0\nx\n");
     }
 }

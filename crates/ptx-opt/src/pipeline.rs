@@ -89,10 +89,24 @@ fn check_step(name: &str, options: Option<&str>) -> Result<(), Error> {
     let Some(info) = ptx_passes::lookup(name) else {
         return Err(Error { kind: ErrorKind::UnknownPass(name.to_string()), diagnostics: Vec::new() });
     };
-    if let Some(options) = options {
-        create_with_options(info, options)?;
-    }
+    match options {
+        Some(options) => create_with_options(info, options)?,
+        None => create_bare(info)?,
+    };
     Ok(())
+}
+
+/// The pass of a registry entry named without options: through its option
+/// parser when it takes options, so that a pass whose options are required
+/// (`lower-ptx-version<to=X.Y>`) says so before anything runs.
+fn create_bare(info: &ptx_pass::PassInfo) -> Result<Box<dyn Pass>, Error> {
+    match info.create_with {
+        Some(create) => create("").map_err(|e| Error {
+            kind: ErrorKind::InvalidPipeline(format!("pass '{}' needs options: {e}", info.name)),
+            diagnostics: Vec::new(),
+        }),
+        None => Ok((info.create)()),
+    }
 }
 
 /// The pass of a registry entry made with `options`.
@@ -117,7 +131,7 @@ pub(crate) fn create_named(step: &str) -> Result<Box<dyn Pass>, Error> {
         return Err(Error { kind, diagnostics: Vec::new() });
     };
     match options {
-        None => Ok((info.create)()),
+        None => create_bare(info),
         Some(options) => create_with_options(info, options),
     }
 }

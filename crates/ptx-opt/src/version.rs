@@ -13,7 +13,7 @@
 //! gives `ld`, `st`, atomics and fences their meaning from 6.0 on.
 
 use ptx_ir::{Diagnostic, Module, Opcode, Span};
-use ptx_verify::Target;
+use ptx_verify::{Target, Verifier};
 
 /// A `.version`, (major, minor).
 pub type Version = (u32, u32);
@@ -151,10 +151,21 @@ pub fn requirements(module: &Module) -> Requirements {
     Requirements { target, module: module_req, functions }
 }
 
+/// The lowest `.version` whose ptxas accepts `.target sm` (`sm_80`: 7.0).
+pub fn lowest_for_target(sm: &str) -> Option<Version> {
+    Target::lowest_version_for(sm)
+}
+
 /// The lowest `.version` at which the verifier accepts `module` as it is
 /// (with its `.target`), not above its own; its own when the table cannot
 /// judge the target. With the requirement that sets it.
 pub fn lowest_version(module: &Module) -> Requirement {
+    lowest_version_with(module, &Verifier::new())
+}
+
+/// [`lowest_version`] with `verifier` (a batch's, which knows what the rest
+/// of the source declares).
+pub(crate) fn lowest_version_with(module: &Module, verifier: &Verifier) -> Requirement {
     let own = Requirement { version: module.version, because: Because::Nothing };
     let reqs = requirements(module);
     let Some(sm) = reqs.target.clone() else { return own };
@@ -163,7 +174,7 @@ pub fn lowest_version(module: &Module) -> Requirement {
     }
     let mut because = reqs.module.because;
     for v in Target::known_versions().filter(|v| *v >= reqs.module.version && *v <= module.version) {
-        match ptx_verify::verify_module(module, &Target::new(v, &sm)) {
+        match verifier.verify_for(module, &Target::new(v, &sm)) {
             Ok(()) => return Requirement { version: v, because },
             Err(errors) => because = Because::Verifier(errors[0].message.clone()),
         }
@@ -176,6 +187,11 @@ pub fn lowest_version(module: &Module) -> Requirement {
 /// target or memory model that needs more; then the verifier's errors at
 /// `asked`, if any. `asked` must be a version ptxas knows.
 pub fn check_version(module: &Module, asked: Version) -> Result<(), Vec<Diagnostic>> {
+    check_version_with(module, asked, &Verifier::new())
+}
+
+/// [`check_version`] with `verifier` (a batch's).
+pub(crate) fn check_version_with(module: &Module, asked: Version, verifier: &Verifier) -> Result<(), Vec<Diagnostic>> {
     let asked_text = format!("{}.{}", asked.0, asked.1);
     if !Target::known_versions().any(|v| v == asked) {
         return Err(vec![Diagnostic::new(
@@ -223,13 +239,30 @@ pub fn check_version(module: &Module, asked: Version) -> Result<(), Vec<Diagnost
     }
     if errors.is_empty() {
         if let Some(sm) = sm {
-            ptx_verify::verify_module(module, &Target::new(asked, sm))?;
+            verifier.verify_for(module, &Target::new(asked, sm)).map_err(|errors| {
+                errors
+                    .into_iter()
+                    .map(|d| Diagnostic { message: as_asked(&d.message, &asked_text), ..d })
+                    .collect::<Vec<_>>()
+            })?;
         }
     }
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+/// A verifier message about a dated feature (`'pragma used_bytes_mask'
+/// requires PTX ISA .version 8.3 or later (the module declares .version
+/// 8.5)`), checked at the version asked, said as the table's refusals say
+/// it; any other message as it is.
+fn as_asked(message: &str, asked: &str) -> String {
+    let dated = message.strip_prefix('\'').and_then(|m| m.split_once("' requires PTX ISA .version "));
+    match dated.and_then(|(what, rest)| Some((what, rest.split_once(" or later")?.0))) {
+        Some((what, version)) => format!("'{what}' needs PTX {version}, --ptx-version asks for {asked}"),
+        None => message.to_string(),
     }
 }
 
@@ -254,22 +287,29 @@ fn header_span(module: &Module, name: &str) -> Span {
 /// line saying `version`; None when it says so already or there is no
 /// `.version` line before the first other directive.
 pub(crate) fn reversion_text(text: &str, version: Version) -> Option<String> {
+    let value = version_value(text)?;
+    let wanted = format!("{}.{}", version.0, version.1);
+    if text[value.clone()] == wanted {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 4);
+    out.push_str(&text[..value.start]);
+    out.push_str(&wanted);
+    out.push_str(&text[value.end..]);
+    Some(out)
+}
+
+/// Where the value of the header's `.version` line (`9.5`) is in `text`;
+/// None if there is no `.version` line before the first other directive.
+pub(crate) fn version_value(text: &str) -> Option<std::ops::Range<usize>> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let directive = line.trim_start().split("//").next().unwrap_or("").trim_end();
         if let Some(rest) = directive.strip_prefix(".version") {
             let written = rest.trim();
-            let wanted = format!("{}.{}", version.0, version.1);
-            if written == wanted {
-                return None;
-            }
-            let start = offset + line.find(".version").expect("the line has it") + ".version".len();
-            let value_start = start + text[start..].find(written).expect("the value follows");
-            let mut out = String::with_capacity(text.len() + 4);
-            out.push_str(&text[..value_start]);
-            out.push_str(&wanted);
-            out.push_str(&text[value_start + written.len()..]);
-            return Some(out);
+            let start = offset + line.find(".version")? + ".version".len();
+            let value_start = start + text[start..].find(written)?;
+            return Some(value_start..value_start + written.len());
         }
         if !directive.is_empty() && !directive.starts_with("//") {
             return None;
@@ -277,6 +317,59 @@ pub(crate) fn reversion_text(text: &str, version: Version) -> Option<String> {
         offset += line.len();
     }
     None
+}
+
+/// The `.version` a run writes ([`crate::Options::ptx_version`];
+/// `--ptx-version`, `--cuda`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PtxVersion {
+    /// This one (`--ptx-version=7.8`): lowered to, with the rewrites of
+    /// `lower-ptx-version` where the module needs more, or raised to; an
+    /// error ([`crate::ErrorKind::NeedsVersion`]) if the module, after the
+    /// passes, is not valid PTX at it.
+    Exactly(Version),
+    /// At most this one (`--cuda=12.4`: what that release's driver
+    /// accepts): the module's own if it is not newer, else as `Exactly`.
+    AtMost(Version),
+    /// The lowest the module allows as it is, no rewrite
+    /// (`--ptx-version=min`).
+    Lowest,
+}
+
+impl PtxVersion {
+    /// `X.Y` (a version ptxas knows) or `min`, as `--ptx-version` takes it.
+    pub fn parse(text: &str) -> Option<PtxVersion> {
+        if text.trim() == "min" {
+            return Some(PtxVersion::Lowest);
+        }
+        parse_version(text).filter(|v| known_versions().any(|k| k == *v)).map(PtxVersion::Exactly)
+    }
+
+    /// What the driver of CUDA release `release` (`12.4`) accepts
+    /// ([`ptx_version_of_cuda`]).
+    pub fn for_cuda(release: &str) -> Option<PtxVersion> {
+        ptx_version_of_cuda(release).map(PtxVersion::AtMost)
+    }
+
+    /// The version `lower-ptx-version` lowers to, when the run may lower.
+    pub(crate) fn lowers_to(self) -> Option<Version> {
+        match self {
+            PtxVersion::Exactly(v) | PtxVersion::AtMost(v) => Some(v),
+            PtxVersion::Lowest => None,
+        }
+    }
+
+    /// The version to write for `module` (after the passes); None to keep
+    /// its own. The errors of [`check_version`] if it cannot be written so.
+    pub(crate) fn settle(self, module: &Module, verifier: &Verifier) -> Result<Option<Version>, Vec<Diagnostic>> {
+        let asked = match self {
+            PtxVersion::Lowest => return Ok(Some(lowest_version_with(module, verifier).version)),
+            PtxVersion::AtMost(v) if module.version <= v => return Ok(None),
+            PtxVersion::Exactly(v) | PtxVersion::AtMost(v) => v,
+        };
+        check_version_with(module, asked, verifier)?;
+        Ok(Some(asked))
+    }
 }
 
 /// `MAJOR.MINOR` (`7.8`, `12.4`) as numbers.

@@ -468,4 +468,31 @@ fn ptx_version_lowers_the_version_line_or_refuses_with_nothing_written() {
         "{\"module\":{\"version\":\"7.0\",\"because\":\".target sm_80\",\"written\":\"9.5\",\"target\":\"sm_80\"},\"functions\":[{\"function\":\"quantize_per_tensor_int8\",\"version\":\"6.0\",\"because\":\"memory model (PTX 6.0)\",\"line\":"
     ), "{}", stderr_of(&report));
     assert_eq!(written("same.ptx"), source, "a report changes nothing");
+
+    // Below what the cache hints need, after -O2: they are dropped, with a
+    // counter and a remark each; a policy still read is refused by name.
+    let cases = testdata("passes/lower-ptx-version");
+    let hints = cases.join("cache-hints-dropped.ptx");
+    let lowered = ptx_opt(
+        dir.path(),
+        &["-O2", "--ptx-version=7.0", "--stats", "--remarks=-", hints.to_str().unwrap(), "-o", "hints.ptx"],
+        b"",
+    );
+    assert!(lowered.status.success(), "{}", stderr_of(&lowered));
+    let (err, out) = (stderr_of(&lowered), written("hints.ptx"));
+    assert!(
+        out.contains("\n.version 7.0\n") && !out.contains(".L2::cache_hint") && !out.contains("\tcreatepolicy"),
+        "{out}"
+    );
+    assert!(err.contains("lower-ptx-version           8 hints-dropped"), "{err}");
+    assert_eq!(err.matches("cache hints dropped (they change what caches keep, not values)").count(), 8, "{err}");
+    let policy = cases.join("policy-read-elsewhere.ptx");
+    let refused = ptx_opt(dir.path(), &["--cuda=11.0", policy.to_str().unwrap(), "-o", "policy.ptx"], b"");
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr_of(&refused).contains(":18:2: error: 'createpolicy' needs PTX 7.4, --ptx-version asks for 7.0"),
+        "{}",
+        stderr_of(&refused)
+    );
+    assert!(!dir.path().join("policy.ptx").exists(), "nothing is written");
 }

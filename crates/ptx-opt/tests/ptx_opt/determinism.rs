@@ -14,12 +14,13 @@
 //! Only the library runs here (no ptxas), so the whole corpus stays cheap.
 
 use crate::corpus::{files, CorpusFile};
+use crate::runs_bare;
 use ptx_opt::Options;
 
 /// Every registered pass that rewrites (the verifier only checks).
 fn rewriting_passes() -> Vec<&'static str> {
     let mut passes: Vec<&str> =
-        ptx_opt::passes().iter().map(|p| p.name).filter(|&n| n != "verify" && n != "dce").collect();
+        ptx_opt::passes().iter().map(|p| p.name).filter(|&n| n != "verify" && n != "dce" && runs_bare(n)).collect();
     // Cleanup goes last, as in the -O pipelines: a pass that runs after dce
     // may leave code dead (legalize-relaxed extends a loaded value nobody
     // reads), which a second run's dce would then delete.

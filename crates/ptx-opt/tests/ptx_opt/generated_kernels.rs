@@ -453,7 +453,7 @@ fn kernel(n: u64) -> (String, String) {
 
 /// The pass runs checked: each registered pass alone, then all of them.
 fn pass_runs() -> Vec<Vec<&'static str>> {
-    let names: Vec<&'static str> = ptx_opt::passes().iter().map(|p| p.name).collect();
+    let names: Vec<&'static str> = ptx_opt::passes().iter().map(|p| p.name).filter(|&n| crate::runs_bare(n)).collect();
     let mut runs: Vec<Vec<&'static str>> = names.iter().map(|&n| vec![n]).collect();
     runs.push(names);
     runs

@@ -15,3 +15,9 @@ mod pass_corpus;
 mod round_trip;
 mod streaming;
 mod version;
+
+/// Whether a registered pass runs without options (`lower-ptx-version`
+/// needs its version): the passes the tests that run every pass run bare.
+pub fn runs_bare(pass: &str) -> bool {
+    ptx_opt::parse_pipeline(pass).is_ok()
+}

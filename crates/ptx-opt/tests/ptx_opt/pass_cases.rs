@@ -15,6 +15,12 @@
 //!   `// expect-stats: counter=N, counter=N` (exactly these counters) or
 //!   `// expect: error` (the pass itself rejects the input, and so does
 //!   ptxas);
+//! - a case with a `// ptx-version: X.Y` line is run with
+//!   `Options::ptx_version` asking for X.Y instead (the folder's pass is then
+//!   what that runs: `lower-ptx-version`, with the version written after
+//!   it); ptxas accepts the output at X.Y, and `expect: error` means the
+//!   run refuses the version ([`ptx_opt::ErrorKind::NeedsVersion`]) and
+//!   ptxas rejects the input written at X.Y;
 //! - the snapshot `snapshots/<case>.snap` (insta) shows what the pass did:
 //!   the counters (`// counter: N` lines, or `// (no rewrites)`), then a
 //!   unified diff, with 3 lines of context, of each function the pass
@@ -51,6 +57,7 @@
 use crate::corpus;
 use ptx_opt::ir::print::{write_function, write_variable};
 use ptx_opt::ir::ModuleItem;
+use ptx_opt::version::PtxVersion;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -131,6 +138,25 @@ fn describe_error(source: &str, e: &ptx_opt::Error) -> String {
     format!("{e}\n{}", render_diagnostics(source, &e.diagnostics))
 }
 
+/// The `// ptx-version: X.Y` of a case's leading comments, if it has one.
+fn ptx_version_asked(source: &str) -> Result<Option<PtxVersion>, String> {
+    let leading = source.lines().take_while(|l| l.starts_with("//") || l.trim().is_empty());
+    let Some(asked) = leading.filter_map(|l| l.trim_start_matches('/').trim().strip_prefix("ptx-version:")).next()
+    else {
+        return Ok(None);
+    };
+    match PtxVersion::parse(asked.trim()) {
+        Some(v @ PtxVersion::Exactly(_)) => Ok(Some(v)),
+        _ => Err(format!("ptx-version: '{}' is not a version ptxas knows", asked.trim())),
+    }
+}
+
+/// The input's `.version` line.
+fn version_line(source: &str) -> Result<String, String> {
+    let line = source.lines().find(|l| l.trim_start().starts_with(".version"));
+    line.map(str::to_string).ok_or_else(|| "no .version line".to_string())
+}
+
 /// Runs one case; its snapshot, or None for an `expect: unchanged` case.
 fn check_case(case: &Case) -> Result<Option<String>, String> {
     let name = case.label();
@@ -140,7 +166,11 @@ fn check_case(case: &Case) -> Result<Option<String>, String> {
     let target = ptx_toolchain::target_of(&source).ok_or(format!("{name}: no .target"))?;
     // Every run verifies its input first; the verifier's own cases are
     // about what `verify` as a pass reports, so that check is left to it.
-    let options = ptx_opt::Options { skip_verify: pass == "verify", ..ptx_opt::Options::with_passes([pass]) };
+    let asked = ptx_version_asked(&source).map_err(|e| format!("{name}: {e}"))?;
+    let options = match asked {
+        Some(version) => ptx_opt::Options { ptx_version: Some(version), ..ptx_opt::Options::default() },
+        None => ptx_opt::Options { skip_verify: pass == "verify", ..ptx_opt::Options::with_passes([pass]) },
+    };
     let result = ptx_opt::optimize(&source, &options);
 
     if let Expectation::Error = expect {
@@ -148,10 +178,17 @@ fn check_case(case: &Case) -> Result<Option<String>, String> {
             Ok(_) => return Err(format!("{name}: expected {pass} to report errors, it accepted the input")),
             Err(e) => e,
         };
-        if err.kind != ptx_opt::ErrorKind::Pass(pass.to_string()) || err.diagnostics.is_empty() {
-            return Err(format!("{name}: expected {pass} to report errors, got {}", describe_error(&source, &err)));
+        let (kind, rejected_by_ptxas) = match asked {
+            Some(PtxVersion::Exactly(v)) => {
+                let at_version = source.replacen(&version_line(&source)?, &format!(".version {}.{}", v.0, v.1), 1);
+                (ptx_opt::ErrorKind::NeedsVersion(format!("{}.{}", v.0, v.1)), at_version)
+            }
+            _ => (ptx_opt::ErrorKind::Pass(pass.to_string()), source.clone()),
+        };
+        if err.kind != kind || err.diagnostics.is_empty() {
+            return Err(format!("{name}: expected {kind:?}, got {}", describe_error(&source, &err)));
         }
-        if corpus::toolchain().compile(&source, &target, &[]).is_ok() {
+        if corpus::toolchain().compile(&rejected_by_ptxas, &target, &[]).is_ok() {
             return Err(format!("{name}: {pass} rejects the input but ptxas accepts it"));
         }
         return Ok(Some(render_diagnostics(&source, &err.diagnostics)));

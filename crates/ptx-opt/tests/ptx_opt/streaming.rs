@@ -60,7 +60,8 @@ fn count_blocks_runs_whole() {
 #[test]
 fn streamed_pipelines_match_the_whole_module_run() {
     let mut pipelines: Vec<Vec<&str>> = vec![ptx_opt::pipeline(2).to_vec()];
-    pipelines.extend(ptx_opt::passes().iter().filter(|p| streams(p.name)).map(|p| vec![p.name]));
+    pipelines
+        .extend(ptx_opt::passes().iter().filter(|p| streams(p.name) && crate::runs_bare(p.name)).map(|p| vec![p.name]));
     let mut failures = Vec::new();
     for file in corpus::files() {
         for passes in &pipelines {
@@ -105,6 +106,56 @@ fn a_target_override_streams_like_the_whole_module() {
     }
     assert!(failures.is_empty(), "{} runs differ:\n{}", failures.len(), failures.join("\n"));
     eprintln!("{refused} runs refused (the header does not allow what the target let the passes write)");
+}
+
+/// `--ptx-version` and `--cuda` stream: each batch is lowered and checked at
+/// the version asked (or gives the lowest it allows), the header is written
+/// once all are known, and the output, counters, remarks and refusals are
+/// the whole-module run's. Batches of 4 KiB, so most files have several.
+#[test]
+fn a_version_request_streams_like_the_whole_module() {
+    use ptx_opt::version::PtxVersion;
+    let mut failures = Vec::new();
+    let (mut streamed_runs, mut refused, mut rewritten) = (0, 0, 0);
+    let requests =
+        [PtxVersion::Lowest, PtxVersion::Exactly((7, 0)), PtxVersion::Exactly((6, 3)), PtxVersion::AtMost((8, 4))];
+    let cases = corpus::testdata_files("passes/lower-ptx-version");
+    let cases: Vec<(String, String)> =
+        cases.iter().map(|p| (p.display().to_string(), std::fs::read_to_string(p).expect("readable"))).collect();
+    let files = corpus::files().iter().map(|f| (f.name.clone(), f.source.clone())).chain(cases);
+    for (name, source) in files {
+        for request in requests {
+            let options =
+                Options { ptx_version: Some(request), ..Options::with_passes(ptx_opt::pipeline(2).iter().copied()) };
+            let whole = ptx_opt::optimize_whole(&source, &options);
+            let streamed = ptx_opt::optimize_in_batches(&source, &options, 4 << 10);
+            match (whole, streamed) {
+                (Ok(_), Ok(None)) if !has_a_body_target(&source) => {
+                    failures.push(format!("{name} {request:?}: did not stream"))
+                }
+                (Ok(w), Ok(Some(s))) if observable(&w) != observable(&s) => {
+                    failures.push(format!("{name} {request:?}: differs"))
+                }
+                (Ok(w), Ok(Some(_))) => {
+                    streamed_runs += 1;
+                    rewritten += usize::from(w.run.passes.iter().any(|p| p.name == "lower-ptx-version" && p.changed));
+                }
+                (Ok(_), Ok(None)) => {}
+                // A batch that cannot be written at the version gives the run
+                // to the whole module, which names every instruction.
+                (Err(w), Ok(None)) if matches!(w.kind, ptx_opt::ErrorKind::NeedsVersion(_)) => {
+                    refused += 1;
+                    assert_eq!(ptx_opt::optimize(&source, &options).unwrap_err(), w, "{name}");
+                }
+                (w, s) => failures.push(format!("{name} {request:?}: whole {:?}, streamed {:?}", w.err(), s.err())),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} runs differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        streamed_runs > 600 && refused > 50 && rewritten > 3,
+        "{streamed_runs} streamed, {refused} refused, {rewritten} rewritten"
+    );
 }
 
 /// What needs the whole module does not stream: the verifier (it resolves
@@ -168,7 +219,8 @@ fn testdata_streams_like_the_whole_module() {
     let files = corpus::testdata_files("");
     assert!(files.len() > 50, "testdata found");
     let mut pipelines: Vec<Vec<&str>> = vec![ptx_opt::pipeline(2).to_vec()];
-    pipelines.extend(ptx_opt::passes().iter().filter(|p| streams(p.name)).map(|p| vec![p.name]));
+    pipelines
+        .extend(ptx_opt::passes().iter().filter(|p| streams(p.name) && crate::runs_bare(p.name)).map(|p| vec![p.name]));
     let mut failures = Vec::new();
     for path in &files {
         let Ok(source) = std::fs::read_to_string(path) else { continue };

@@ -49,6 +49,88 @@ fn every_corpus_file_at_its_lowest_version_compiles_to_the_same_code() {
     assert!(lowered.len() >= 150, "most corpus files need less than they declare: {}", lowered.len());
 }
 
+/// Every corpus file asked for the lowest version its `.target` allows (and
+/// the memory model: 6.0) is
+/// written at it exactly or refused by name: either ptxas accepts the output
+/// at that version, with the same code kernel by kernel where
+/// `lower-ptx-version` rewrote nothing and kernels the interpreter finds
+/// equivalent where it did; or the run fails with errors each at an
+/// instruction, naming what it needs. The tally of what blocks is the
+/// README's table (printed with --nocapture).
+#[test]
+fn every_corpus_file_asked_for_its_target_s_lowest_version_is_lowered_exactly_or_refused_by_name() {
+    use ptx_opt::version::{lowest_for_target, PtxVersion};
+    #[derive(Debug)]
+    enum Outcome {
+        AsIs,
+        Rewritten(Vec<String>),
+        Refused(Vec<String>),
+    }
+    let results: Vec<Result<Option<Outcome>, String>> = corpus::files()
+        .par_iter()
+        .map(|file| {
+            let module = ptx_opt::parse(&file.source).expect("corpus parses");
+            // Below 6.0 memory instructions change meaning (a refusal of its own).
+            let floor = lowest_for_target(&file.target).expect("a known target").max((6, 0));
+            if floor >= module.version {
+                return Ok(None);
+            }
+            let options = ptx_opt::Options { ptx_version: Some(PtxVersion::Exactly(floor)), ..Default::default() };
+            let out = match ptx_opt::optimize(&file.source, &options) {
+                Err(e) => {
+                    if e.kind != ptx_opt::ErrorKind::NeedsVersion(format!("{}.{}", floor.0, floor.1)) {
+                        return Err(format!("{}: {e}", file.name));
+                    }
+                    let mut blockers = Vec::new();
+                    for d in &e.diagnostics {
+                        let named = d.message.strip_prefix('\'').and_then(|m| m.split_once("' needs PTX "));
+                        match named {
+                            Some((what, _)) if d.span.end > d.span.start => blockers.push(what.to_string()),
+                            _ => {
+                                return Err(format!("{}: an error that names no instruction: {}", file.name, d.message))
+                            }
+                        }
+                    }
+                    return Ok(Some(Outcome::Refused(blockers)));
+                }
+                Ok(out) => out,
+            };
+            let cubin = corpus::toolchain()
+                .compile(&out.ptx, &file.target, &[])
+                .map_err(|e| format!("{}: ptxas rejects it at {floor:?}: {e}", file.name))?;
+            let lowering = out.run.passes.iter().find(|p| p.name == "lower-ptx-version").expect("the lowering ran");
+            if !lowering.changed {
+                if text_sections(&cubin) != text_sections(&corpus::original_cubin(file)) {
+                    return Err(format!("{}: the code differs at {floor:?}", file.name));
+                }
+                return Ok(Some(Outcome::AsIs));
+            }
+            ptx_interp::assert_equivalent(&file.source, &out.ptx)
+                .map_err(|report| format!("{}: lowered, not shown equivalent:\n{report}", file.name))?;
+            Ok(Some(Outcome::Rewritten(lowering.stats.counters.keys().map(|k| k.to_string()).collect())))
+        })
+        .collect();
+    let failures: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert!(failures.is_empty(), "{failures:#?}");
+    let outcomes: Vec<&Outcome> = results.iter().filter_map(|r| r.as_ref().ok().and_then(Option::as_ref)).collect();
+    let mut blocked_files: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut rewritten: BTreeMap<&str, usize> = BTreeMap::new();
+    for outcome in &outcomes {
+        let (Outcome::Refused(names) | Outcome::Rewritten(names)) = outcome else { continue };
+        let tally = if matches!(outcome, Outcome::Refused(_)) { &mut blocked_files } else { &mut rewritten };
+        let mut names: Vec<&str> = names.iter().map(String::as_str).collect();
+        names.sort();
+        names.dedup();
+        for name in names {
+            *tally.entry(name).or_default() += 1;
+        }
+    }
+    let as_is = outcomes.iter().filter(|o| matches!(o, Outcome::AsIs)).count();
+    eprintln!("{} corpus files declare more than their .target needs: {as_is} written at its lowest version as they are, rewritten: {rewritten:?}, refused, files per blocker: {blocked_files:?}", outcomes.len());
+    assert!(rewritten.contains_key("cvt-pack-expanded"), "the cvt.pack files are lowered: {rewritten:?}");
+    assert!(as_is >= 150, "most files need no rewrite: {as_is}");
+}
+
 /// A kernel around `line` (the scripts/verify-target probe template).
 fn probe_kernel(version: Version, target: &str, line: &str) -> String {
     format!(
