@@ -138,6 +138,8 @@ def optimize(
     set_target: bool = False,
     threads: Optional[int] = None,
     source_name: str = "<input>",
+    ptx_version: Optional[str] = None,
+    cuda: Optional[str] = None,
 ) -> Result:
     """Runs ptx-opt passes on a PTX module.
 
@@ -160,6 +162,19 @@ def optimize(
     also writes ``target`` into the output's ``.target`` (``--set-target``).
     A target not of the form ``sm_`` and a number is a ``ValueError``.
 
+    ``ptx_version`` (``"7.8"``, or ``"min"``): the ``.version`` the output is
+    written with (``ptx-opt --ptx-version``), for a driver older than the
+    toolkit that wrote the PTX. After the passes the module is checked at it;
+    what needs more and has an exactly equivalent older form is rewritten
+    (pass ``lower-ptx-version``: cache hints dropped, ``cvt.pack.sat``
+    expanded, ...; each a remark) and otherwise only the ``.version`` line
+    changes. A module still not valid at it raises :class:`PtxError` with
+    ``kind == "needs-version"``, a diagnostic at each instruction that needs
+    more. ``"min"``: the lowest version the module allows as it is.
+    ``cuda`` (``"12.4"``, as ``nvidia-smi`` prints it): the newest version
+    that CUDA release's driver accepts, if the module's is newer
+    (``--cuda``). Give one or neither; anything else is a ``ValueError``.
+
     The GIL is released while the passes run. Raises :class:`PtxError` for
     invalid PTX, ``ValueError`` for an unknown pass name or a bad level.
     """
@@ -177,6 +192,8 @@ def optimize(
             set_target=set_target,
             threads=threads,
             source_name=source_name,
+            ptx_version=ptx_version,
+            cuda=cuda,
         )
     except _native._Failure as failure:
         raise _error(failure, source_name) from None
@@ -197,7 +214,7 @@ def _error(failure: "_native._Failure", file: str) -> Exception:
     ]
     if kind in ("parse", "invalid-input", "pass"):
         return PtxError(rendered, diagnostics, kind, detail or None)
-    if kind == "needs-target":
+    if kind in ("needs-target", "needs-version"):
         return PtxError(rendered, diagnostics, kind)
     if kind in ("unknown-pass", "unknown-level", "threads", "invalid-target"):
         return ValueError(rendered)

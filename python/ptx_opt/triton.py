@@ -41,15 +41,20 @@ class _Hook:
         level: Optional[int],
         remarks: Optional[Callable[[Remark], None]],
         on_error: str,
+        ptx_version: Optional[str] = None,
+        cuda: Optional[str] = None,
     ):
         self.previous = previous
         self.passes = None if passes is None else list(passes)
         self.level = level
         self.remarks = remarks
         self.on_error = on_error
+        self.ptx_version = ptx_version
+        self.cuda = cuda
         self.active = True
         pipeline = f"passes={','.join(self.passes)}" if self.passes is not None else f"O{level}"
-        self.key = f"ptx-opt-{__version__}-{pipeline}"
+        written = f"-ptx{ptx_version}" if ptx_version else f"-cuda{cuda}" if cuda else ""
+        self.key = f"ptx-opt-{__version__}-{pipeline}{written}"
 
     def __call__(
         self,
@@ -81,7 +86,14 @@ class _Hook:
             ptx = make_ptx(src, metadata)
             name = f"{metadata.get('name', 'triton')}.ptx"
             try:
-                result = optimize(ptx, passes=self.passes, level=self.level, source_name=name)
+                result = optimize(
+                    ptx,
+                    passes=self.passes,
+                    level=self.level,
+                    source_name=name,
+                    ptx_version=self.ptx_version,
+                    cuda=self.cuda,
+                )
             except PtxError as error:
                 if self.on_error == "raise":
                     raise
@@ -100,6 +112,8 @@ def install(
     passes: Optional[Sequence[str]] = None,
     remarks: Optional[Callable[[Remark], None]] = None,
     on_error: str = "warn",
+    ptx_version: Optional[str] = None,
+    cuda: Optional[str] = None,
 ) -> None:
     """Runs ptx-opt on the PTX of every kernel Triton compiles from now on.
 
@@ -109,7 +123,11 @@ def install(
     ``"warn"`` (default) keeps Triton's PTX, with a ``RuntimeWarning``, when
     ptx-opt rejects it; ``"raise"`` lets the :class:`ptx_opt.PtxError` fail the
     compilation. Installing again replaces the previous installation.
-    Pass names and the level are checked now (``ValueError``).
+    ``ptx_version`` (``"7.8"``, ``"min"``) or ``cuda`` (``"12.4"``): write each
+    kernel's PTX for that version or that CUDA release's driver, as
+    :func:`ptx_opt.optimize` does (a kernel that needs more is an error,
+    handled as ``on_error`` says). Pass names, the level and the version are
+    checked now (``ValueError``).
     """
     from triton import knobs
 
@@ -122,10 +140,12 @@ def install(
     if on_error not in ("warn", "raise"):
         raise ValueError(f"on_error must be 'warn' or 'raise', not {on_error!r}")
     # Checks the names and the level once, here, rather than at the first kernel.
-    optimize(_EMPTY_MODULE, passes=passes, level=level)
+    optimize(_EMPTY_MODULE, passes=passes, level=level, ptx_version=ptx_version, cuda=cuda)
     uninstall()
     global _installed
-    _installed = _Hook(knobs.runtime.add_stages_inspection_hook, passes, level, remarks, on_error)
+    _installed = _Hook(
+        knobs.runtime.add_stages_inspection_hook, passes, level, remarks, on_error, ptx_version, cuda
+    )
     knobs.runtime.add_stages_inspection_hook = _installed
 
 

@@ -38,10 +38,24 @@ struct Args {
     target: Option<String>,
     set_target: bool,
     threads: Option<usize>,
+    ptx_version: Option<String>,
+    cuda: Option<String>,
 }
 
 fn options(args: Args) -> PyResult<ptx_opt::Options> {
-    let Args { passes, level, verify, target, set_target, threads } = args;
+    let Args { passes, level, verify, target, set_target, threads, ptx_version, cuda } = args;
+    let ptx_version = match (ptx_version, cuda) {
+        (Some(_), Some(_)) => return Err(PyValueError::new_err("give ptx_version or cuda, not both")),
+        (Some(v), None) => Some(ptx_opt::version::PtxVersion::parse(&v).ok_or_else(|| {
+            PyValueError::new_err(format!("ptx_version takes \"min\" or a version ptxas knows (\"7.8\"), not '{v}'"))
+        })?),
+        (None, Some(c)) => {
+            Some(ptx_opt::version::PtxVersion::for_cuda(&c).ok_or_else(|| {
+                PyValueError::new_err(format!("cuda takes a CUDA release such as \"12.4\", not '{c}'"))
+            })?)
+        }
+        (None, None) => None,
+    };
     if set_target && target.is_none() {
         return Err(PyValueError::new_err("set_target needs a target"));
     }
@@ -75,6 +89,7 @@ fn options(args: Args) -> PyResult<ptx_opt::Options> {
     options.threads = threads;
     options.target = target;
     options.set_target = set_target;
+    options.ptx_version = ptx_version;
     Ok(options)
 }
 
@@ -119,6 +134,7 @@ fn failure(file: &str, source: &str, error: ptx_opt::Error) -> PyErr {
         ptx_opt::ErrorKind::UnknownLevel(_) => ("unknown-level", String::new()),
         ptx_opt::ErrorKind::InvalidTarget(_) => ("invalid-target", String::new()),
         ptx_opt::ErrorKind::NeedsTarget(header) => ("needs-target", header.clone()),
+        ptx_opt::ErrorKind::NeedsVersion(version) => ("needs-version", version.clone()),
         // A kind added to the library after this binding: its message says what.
         _ => ("other", error.to_string()),
     };
@@ -148,7 +164,7 @@ fn run(source: &Arc<str>, options: &ptx_opt::Options) -> Result<RunRows, ptx_opt
 /// listed twice are summed), remarks are (line, col, pass, function,
 /// demangled function, message).
 #[pyfunction]
-#[pyo3(signature = (ptx, passes=None, level=None, verify=true, target=None, set_target=false, threads=None, source_name="<input>"))]
+#[pyo3(signature = (ptx, passes=None, level=None, verify=true, target=None, set_target=false, threads=None, source_name="<input>", ptx_version=None, cuda=None))]
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn optimize<'py>(
     py: Python<'py>,
@@ -160,8 +176,10 @@ fn optimize<'py>(
     set_target: bool,
     threads: Option<usize>,
     source_name: &str,
+    ptx_version: Option<String>,
+    cuda: Option<String>,
 ) -> PyResult<(String, bool, Bound<'py, PyDict>, Vec<RemarkRow>)> {
-    let options = options(Args { passes, level, verify, target, set_target, threads })?;
+    let options = options(Args { passes, level, verify, target, set_target, threads, ptx_version, cuda })?;
     let source: Arc<str> = Arc::from(ptx);
     let result = py.detach(|| run(&source, &options));
     let (text, changed, stats, remarks) = match result {
@@ -216,7 +234,16 @@ fn _time_rust(
     threads: Option<usize>,
     iterations: usize,
 ) -> PyResult<Vec<f64>> {
-    let options = options(Args { passes, level, verify, target: None, set_target: false, threads })?;
+    let options = options(Args {
+        passes,
+        level,
+        verify,
+        target: None,
+        set_target: false,
+        threads,
+        ptx_version: None,
+        cuda: None,
+    })?;
     py.detach(|| {
         (0..iterations)
             .map(|_| {

@@ -193,3 +193,45 @@ def test_target_sets_what_the_passes_gate_on():
     assert all(d.file == "k.ptx" and d.line > 0 for d in e.diagnostics)
     assert str(e).startswith(f"k.ptx:{e.diagnostics[0].line}:{e.diagnostics[0].col}: error: ")
     assert "--set-target" in str(e)
+
+
+POLICY_STORED = """.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry k(.param .u64 p)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [p];
+	createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;
+	ld.global.L2::cache_hint.u32 %r1, [%rd1], %rd2;
+	st.global.u32 [%rd1+4], %r1;
+	st.global.u64 [%rd1+8], %rd2;
+	ret;
+}
+"""
+
+
+def test_ptx_version_lowers_or_refuses_and_cuda_names_a_driver():
+    lowest = ptx_opt.optimize(PLAIN, ptx_version="min")
+    assert lowest.ptx.startswith(".version 7.0\n") and lowest.ptx[len(".version 7.0"):] == PLAIN[len(".version 8.0"):]
+    assert ptx_opt.optimize(PLAIN, cuda="12.0").ptx == PLAIN  # its driver accepts 8.0
+    assert ptx_opt.optimize(PLAIN, cuda="11.8").ptx.startswith(".version 7.8\n")
+    # The hint goes (a remark), the policy stays: it is stored.
+    hints = POLICY_STORED.replace("\tst.global.u64 [%rd1+8], %rd2;\n", "")
+    dropped = ptx_opt.optimize(hints, ptx_version="7.0", source_name="k.ptx")
+    assert dropped.ptx.startswith(".version 7.0\n") and "cache_hint" not in dropped.ptx
+    assert dropped.stats["lower-ptx-version"] == {"hints-dropped": 1, "policies-deleted": 1}
+    assert [r.pass_ for r in dropped.remarks] == ["lower-ptx-version"]
+    with pytest.raises(ptx_opt.PtxError) as info:
+        ptx_opt.optimize(POLICY_STORED, ptx_version="7.0", source_name="k.ptx")
+    e = info.value
+    assert e.kind == "needs-version" and len(e.diagnostics) == 1
+    assert (e.diagnostics[0].line, e.diagnostics[0].message) == (
+        10,
+        "'createpolicy' needs PTX 7.4, --ptx-version asks for 7.0",
+    )
+    for bad in ({"ptx_version": "7.9"}, {"cuda": "twelve"}, {"ptx_version": "7.0", "cuda": "12.4"}):
+        with pytest.raises(ValueError):
+            ptx_opt.optimize(PLAIN, **bad)

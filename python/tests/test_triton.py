@@ -217,3 +217,15 @@ def test_ptx_opt_errors_warn_or_raise(recorder):
         warnings.simplefilter("error")
         with pytest.raises(ptx_opt.PtxError, match="k.ptx:7:15"):
             stages["ptx"](SYNTAX_ERROR, {"name": "k"})
+
+
+def test_install_writes_the_version_a_driver_accepts(baseline, recorder):
+    ptx_opt.triton.install(level=0, cuda="12.4", on_error="raise")
+    key, _ = knobs.runtime.add_stages_inspection_hook()
+    assert key.endswith("-O0-cuda12.4")
+    kernel = compile_kernel("add")
+    assert kernel.asm["ptx"] == ptx_opt.optimize(baseline["add"]["ptx"], cuda="12.4").ptx
+    assert "\n.version 8.4\n" in kernel.asm["ptx"] and "\n.version 8.4\n" not in baseline["add"]["ptx"]
+    assert kernel.asm["cubin"], "ptxas compiles it"
+    with pytest.raises(ValueError, match="ptx_version"):
+        ptx_opt.triton.install(ptx_version="7.9")

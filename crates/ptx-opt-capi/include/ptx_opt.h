@@ -94,6 +94,38 @@ extern "C" {
 int ptx_opt_options_set_target(PtxOptOptions *options, const char *target, bool set_header);
 
 /**
+ * Writes the output as PTX ISA `version` (`"7.8"`), as `ptx-opt
+ * --ptx-version`: after the passes the module is checked at that version,
+ * what needs more and has an exactly equivalent older form is rewritten
+ * (pass `lower-ptx-version`: cache hints dropped, `cvt.pack.sat` expanded,
+ * ...), and only the `.version` line changes otherwise; a module that is
+ * still not valid at it fails the run with `PTX_OPT_ERROR_INPUT`, a
+ * diagnostic at each instruction that needs more, naming what it needs.
+ * `"min"`: the lowest version the module allows as it is (no rewrite).
+ * NULL: keep the module's own. Returns `PTX_OPT_OK`, or
+ * `PTX_OPT_ERROR_USAGE` (options unchanged; `ptx_opt_options_error` says
+ * why) for a NULL options object or a version ptxas does not know.
+ *
+ * # Safety
+ * `options` is NULL or a live options object not used by another thread
+ * during the call; `version` is NULL or a NUL-terminated string.
+ */
+int ptx_opt_options_set_ptx_version(PtxOptOptions *options, const char *version);
+
+/**
+ * Writes the output for the driver of CUDA release `release` (`"12.4"`, as
+ * `nvidia-smi` prints it), as `ptx-opt --cuda`: the newest PTX ISA version
+ * that driver accepts, if the module's is newer (then as
+ * `ptx_opt_options_set_ptx_version` with it); else the module's own.
+ * Returns `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE` (options unchanged) for a
+ * NULL pointer or a release not written MAJOR.MINOR.
+ *
+ * # Safety
+ * As `ptx_opt_options_set_ptx_version`.
+ */
+int ptx_opt_options_set_cuda(PtxOptOptions *options, const char *release);
+
+/**
  * The version of ptx-opt, e.g. "0.1.0" (a static string; do not free).
  */
 const char *ptx_opt_version(void);

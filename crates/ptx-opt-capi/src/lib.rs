@@ -60,6 +60,7 @@ pub struct PtxOptOptions {
     threads: Option<usize>,
     target: Option<String>,
     set_target: bool,
+    ptx_version: Option<facade::version::PtxVersion>,
     source_name: String,
     render: facade::RenderOptions,
     /// Why the last setter failed (`ptx_opt_options_error`).
@@ -75,6 +76,7 @@ impl Default for PtxOptOptions {
             threads: None,
             target: None,
             set_target: false,
+            ptx_version: None,
             source_name: "<input>".into(),
             render: facade::RenderOptions::default(),
             last_error: None,
@@ -192,6 +194,77 @@ pub unsafe extern "C" fn ptx_opt_options_set_target(
         options.set_target = set_header;
         options.last_error = None;
         PTX_OPT_OK
+    })
+}
+
+/// Writes the output as PTX ISA `version` (`"7.8"`), as `ptx-opt
+/// --ptx-version`: after the passes the module is checked at that version,
+/// what needs more and has an exactly equivalent older form is rewritten
+/// (pass `lower-ptx-version`: cache hints dropped, `cvt.pack.sat` expanded,
+/// ...), and only the `.version` line changes otherwise; a module that is
+/// still not valid at it fails the run with `PTX_OPT_ERROR_INPUT`, a
+/// diagnostic at each instruction that needs more, naming what it needs.
+/// `"min"`: the lowest version the module allows as it is (no rewrite).
+/// NULL: keep the module's own. Returns `PTX_OPT_OK`, or
+/// `PTX_OPT_ERROR_USAGE` (options unchanged; `ptx_opt_options_error` says
+/// why) for a NULL options object or a version ptxas does not know.
+///
+/// # Safety
+/// `options` is NULL or a live options object not used by another thread
+/// during the call; `version` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_options_set_ptx_version(options: *mut PtxOptOptions, version: *const c_char) -> c_int {
+    guard(PTX_OPT_ERROR_INTERNAL, || {
+        let Some(options) = options.as_mut() else {
+            return PTX_OPT_ERROR_USAGE;
+        };
+        if version.is_null() {
+            options.ptx_version = None;
+            options.last_error = None;
+            return PTX_OPT_OK;
+        }
+        match utf8(version).and_then(facade::version::PtxVersion::parse) {
+            Some(asked) => {
+                options.ptx_version = Some(asked);
+                options.last_error = None;
+                PTX_OPT_OK
+            }
+            None => {
+                let text = utf8(version).unwrap_or("(not UTF-8)");
+                options.last_error = Some(c_string(&format!("not a PTX ISA version ptxas knows, nor min: '{text}'")));
+                PTX_OPT_ERROR_USAGE
+            }
+        }
+    })
+}
+
+/// Writes the output for the driver of CUDA release `release` (`"12.4"`, as
+/// `nvidia-smi` prints it), as `ptx-opt --cuda`: the newest PTX ISA version
+/// that driver accepts, if the module's is newer (then as
+/// `ptx_opt_options_set_ptx_version` with it); else the module's own.
+/// Returns `PTX_OPT_OK`, or `PTX_OPT_ERROR_USAGE` (options unchanged) for a
+/// NULL pointer or a release not written MAJOR.MINOR.
+///
+/// # Safety
+/// As `ptx_opt_options_set_ptx_version`.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_options_set_cuda(options: *mut PtxOptOptions, release: *const c_char) -> c_int {
+    guard(PTX_OPT_ERROR_INTERNAL, || {
+        let Some(options) = options.as_mut() else {
+            return PTX_OPT_ERROR_USAGE;
+        };
+        match utf8(release).and_then(facade::version::PtxVersion::for_cuda) {
+            Some(at_most) => {
+                options.ptx_version = Some(at_most);
+                options.last_error = None;
+                PTX_OPT_OK
+            }
+            None => {
+                let text = utf8(release).unwrap_or("(NULL or not UTF-8)");
+                options.last_error = Some(c_string(&format!("not a CUDA release such as 12.4: '{text}'")));
+                PTX_OPT_ERROR_USAGE
+            }
+        }
     })
 }
 
@@ -497,6 +570,7 @@ fn run(options: &PtxOptOptions, input: &[u8]) -> PtxOptResult {
         threads: options.threads,
         target: options.target.clone(),
         set_target: options.set_target,
+        ptx_version: options.ptx_version,
         ..facade::Options::with_passes(options.passes.iter().cloned())
     };
     match facade::optimize(source, &facade_options) {
@@ -552,7 +626,8 @@ fn error_result(name: &str, source: &str, error: &facade::Error, render: &facade
         | ErrorKind::Pass(_)
         | ErrorKind::BrokeIr(_)
         | ErrorKind::InvalidInput
-        | ErrorKind::NeedsTarget(_) => PTX_OPT_ERROR_INPUT,
+        | ErrorKind::NeedsTarget(_)
+        | ErrorKind::NeedsVersion(_) => PTX_OPT_ERROR_INPUT,
         // A request the caller can fix: an unknown pass or level, threads; and kinds added later.
         _ => PTX_OPT_ERROR_USAGE,
     };

@@ -188,6 +188,54 @@ fn c_example_reports_errors_like_a_compiler() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("pass 'dce' takes no options"));
 }
 
+/// `for_driver`: a module written for a CUDA release's driver, or for a PTX
+/// version (lowered with remarks, or refused with each instruction named),
+/// as the library writes it.
+#[test]
+fn c_example_lowers_a_module_for_the_driver_it_is_told() {
+    use facade::version::PtxVersion;
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let exe = compile(&workspace_dir().join("examples/c/for_driver.c"), Link::Static, dir.path());
+    let cases = workspace_dir().join("testdata/passes/lower-ptx-version");
+    let runs: [(&[&str], PathBuf, Option<PtxVersion>); 4] = [
+        (&["12.4"], corpus_file("nvrtc-13.5__loops__sm_80.ptx"), PtxVersion::for_cuda("12.4")),
+        (&["--ptx-version", "min"], corpus_file("nvrtc-13.5__loops__sm_80.ptx"), PtxVersion::parse("min")),
+        (&["--ptx-version", "7.0"], cases.join("cache-hints-dropped.ptx"), PtxVersion::parse("7.0")),
+        (&["--ptx-version", "7.0"], cases.join("policy-read-elsewhere.ptx"), PtxVersion::parse("7.0")),
+    ];
+    for (args, input, version) in runs {
+        let mut all: Vec<&Path> = args.iter().map(Path::new).collect();
+        all.push(&input);
+        let output = run(&exe, &all, &[]);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let source = std::fs::read_to_string(&input).expect("readable");
+        let options = facade::Options { ptx_version: version, ..Default::default() };
+        let name = input.display().to_string();
+        match facade::optimize(&source, &options) {
+            Ok(want) => {
+                assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+                assert_eq!(output.stdout, want.ptx.as_bytes(), "{args:?}");
+                assert_ne!(want.ptx, source, "{args:?}: the version changes");
+                assert_eq!(stderr, facade::remarks_text(&name, &source, &want.run), "{args:?}");
+            }
+            Err(e) => {
+                assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+                assert!(output.stdout.is_empty());
+                assert!(
+                    stderr.contains(": error: 'createpolicy' needs PTX 7.4, --ptx-version asks for 7.0"),
+                    "{stderr}"
+                );
+                assert_eq!(e.kind, facade::ErrorKind::NeedsVersion("7.0".into()));
+            }
+        }
+    }
+    let output = run(&exe, &[Path::new("twelve"), &example_file()], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not a CUDA release such as 12.4: 'twelve'"));
+    let output = run(&exe, &[Path::new("--ptx-version"), Path::new("7.9"), &example_file()], &[]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
 /// `optimize -v`: the version, the remarks (made and missed) and the counters.
 #[test]
 fn c_example_reports_what_the_run_did() {
