@@ -204,3 +204,21 @@ fn every_cuda_release_of_the_isa_table_maps_to_its_ptx_version() {
     assert_eq!(ptx_version_of_cuda("twelve"), None);
     assert!(CUDA_RELEASES.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
 }
+
+/// A version may be raised as well as lowered (only the line changes), an
+/// `--cuda` driver newer than the module leaves it as it is, and a version
+/// ptxas does not know is not a request.
+#[test]
+fn a_version_is_raised_kept_or_not_a_request() {
+    use ptx_opt::version::PtxVersion;
+    let file = corpus::files().iter().find(|f| f.name == "llc-19__bitops__sm_80.ptx").expect("a corpus file");
+    let own = ptx_opt::parse(&file.source).expect("parses").version;
+    let written =
+        |request| ptx_opt::optimize(&file.source, &ptx_opt::Options { ptx_version: request, ..Default::default() });
+    let raised = written(PtxVersion::parse("9.5")).expect("raised").ptx;
+    assert_eq!(raised, file.source.replacen(&format!(".version {}.{}", own.0, own.1), ".version 9.5", 1));
+    assert_eq!(written(PtxVersion::for_cuda("13.5")).expect("kept").ptx, file.source);
+    assert_eq!(PtxVersion::parse("7.9"), None);
+    assert_eq!(PtxVersion::parse("min"), Some(PtxVersion::Lowest));
+    assert_eq!(PtxVersion::for_cuda("12.4"), Some(PtxVersion::AtMost((8, 4))));
+}
