@@ -13,7 +13,7 @@ use crate::error::{ErrorClass, InterpError};
 use crate::inputs::{infer_params, make_args, ParamSpec};
 use crate::machine::{run_function, KernelArgs, LaunchConfig, RunOutput};
 use crate::program::{is_kernel, Program};
-use ptx_ir::Module;
+use ptx_ir::{Module, Operand};
 use std::fmt;
 
 /// Settings of a comparison.
@@ -305,6 +305,19 @@ fn compare(a: &RunOutput, b: &RunOutput) -> Option<(String, Option<usize>, Strin
             None => return Some((format!("global variable {name}"), None, "present".into(), "missing".into(), 0)),
         }
     }
+    if a.printed != b.printed {
+        let at = a
+            .printed
+            .bytes()
+            .zip(b.printed.bytes())
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.printed.len().min(b.printed.len()));
+        let line = |text: &str| {
+            text[..at.min(text.len())].rsplit('\n').next().unwrap_or("").to_string()
+                + &text[at.min(text.len())..].chars().take_while(|&c| c != '\n').collect::<String>()
+        };
+        return Some(("printf output".to_string(), Some(at), line(&a.printed), line(&b.printed), 1));
+    }
     for (t, (x, y)) in a.returns.iter().zip(&b.returns).enumerate() {
         if let Some(d) = first_difference(&format!("return value of thread {t}"), x, y) {
             return Some(d);
@@ -355,15 +368,16 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
     let mut tame = make_args(&specs, opts.seed, 0, buffer_size);
     let mut launch = opts.launch.clone();
     let first = run_function(pa, fa, &tame, &launch).err();
-    let candidates = first.map(|e| calibration_candidates(&e, opts)).unwrap_or_default();
+    let dims = block_dims_read(pa, fa);
+    let candidates = first.map(|e| calibration_candidates(&e, opts, dims)).unwrap_or_default();
     // A shape wins when A completes on it; so does one that reaches an
     // instruction the interpreter cannot model (the trials then say so).
     let completes = |args: &KernelArgs, cfg: &LaunchConfig| {
         run_function(pa, fa, args, cfg).err().is_none_or(|e| e.class() == ErrorClass::CannotModel)
     };
     let mut chosen = None;
-    for &(threads, size, dynamic) in &candidates {
-        let cfg = LaunchConfig { block: [threads, 1, 1], dynamic_shared_bytes: dynamic, ..opts.launch.clone() };
+    for &(block, size, dynamic) in &candidates {
+        let cfg = LaunchConfig { block, dynamic_shared_bytes: dynamic, ..opts.launch.clone() };
         let args = make_args(&specs, opts.seed, 0, size);
         if completes(&args, &cfg) {
             chosen = Some((cfg, size, args));
@@ -373,9 +387,9 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
     // The tame inputs fail with every shape: before giving up, the other
     // trials' inputs, shape by shape (the default shape first), pick it.
     if chosen.is_none() && !candidates.is_empty() {
-        let default = (opts.launch.block[0], opts.buffer_size, opts.launch.dynamic_shared_bytes);
-        'shapes: for &(threads, size, dynamic) in std::iter::once(&default).chain(&candidates) {
-            let cfg = LaunchConfig { block: [threads, 1, 1], dynamic_shared_bytes: dynamic, ..opts.launch.clone() };
+        let default = (opts.launch.block, opts.buffer_size, opts.launch.dynamic_shared_bytes);
+        'shapes: for &(block, size, dynamic) in std::iter::once(&default).chain(&candidates) {
+            let cfg = LaunchConfig { block, dynamic_shared_bytes: dynamic, ..opts.launch.clone() };
             for trial in 1..opts.trials {
                 if completes(&make_args(&specs, opts.seed, trial, size), &cfg) {
                     chosen = Some((cfg, size, make_args(&specs, opts.seed, 0, size)));
@@ -548,7 +562,49 @@ const FALLBACK_FILLS: [u8; 2] = [0x00, 0xff];
 /// try when A's tame trial fails with `error`: larger buffers, larger blocks
 /// and more dynamic shared memory for out-of-bounds accesses, larger blocks
 /// for deadlocks and undefined collectives; nothing for misaligned accesses.
-fn calibration_candidates(error: &InterpError, opts: &DiffOptions) -> Vec<(u32, usize, u32)> {
+///
+/// A kernel that reads `%tid.y` or `%ntid.y` (`dims` 2) or `.z` (3) is
+/// written for a 2D or 3D block (a 16x16 tile indexed by both): its shapes
+/// of those dimensions come first.
+fn calibration_candidates(error: &InterpError, opts: &DiffOptions, dims: usize) -> Vec<([u32; 3], usize, u32)> {
+    let blocks: &[[u32; 3]] = match dims {
+        3 => &[[8, 8, 4], [4, 4, 4], [16, 16, 1], [32, 8, 1]],
+        2 => &[[16, 16, 1], [32, 8, 1], [8, 8, 1], [16, 8, 1], [32, 32, 1]],
+        _ => &[],
+    };
+    let (buf, dynamic, big) = (opts.buffer_size, opts.launch.dynamic_shared_bytes, 64 * 1024);
+    let sizes: &[(usize, u32)] = match error {
+        InterpError::MemoryFault { message, .. } if message.contains("misaligned") => return Vec::new(),
+        InterpError::MemoryFault { .. } => &[(buf, dynamic), (big, big as u32)],
+        _ => &[(buf, dynamic)],
+    };
+    let shaped = blocks.iter().flat_map(|&b| sizes.iter().map(move |&(size, dynamic)| (b, size, dynamic)));
+    let flat =
+        calibration_threads(error, opts).into_iter().map(|(threads, size, dynamic)| ([threads, 1, 1], size, dynamic));
+    shaped.chain(flat).collect()
+}
+
+/// How many block dimensions `func` reads: 3 if it reads `%tid.z` or
+/// `%ntid.z`, 2 for `.y`, else 1.
+fn block_dims_read(prog: &Program<'_>, func: ptx_ir::FuncId) -> usize {
+    let f = &prog.module.functions[func];
+    let mut dims = 1;
+    for id in f.inst_ids() {
+        for op in &f.insts[id].operands {
+            if let Operand::Special(n) = op {
+                match f.names.get(*n) {
+                    "%tid.z" | "%ntid.z" => dims = 3,
+                    "%tid.y" | "%ntid.y" => dims = dims.max(2),
+                    _ => {}
+                }
+            }
+        }
+    }
+    dims
+}
+
+/// The one-dimensional candidates: (threads, buffer bytes, dynamic shared bytes).
+fn calibration_threads(error: &InterpError, opts: &DiffOptions) -> Vec<(u32, usize, u32)> {
     let block = opts.launch.block[0];
     let (buf, dynamic) = (opts.buffer_size, opts.launch.dynamic_shared_bytes);
     let big = 64 * 1024;

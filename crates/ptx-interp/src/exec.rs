@@ -2542,6 +2542,9 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 line: self.line(at),
             });
         }
+        if !cf.has_body() && cf.name == "vprintf" {
+            return self.exec_vprintf(at, results, args);
+        }
         if !cf.has_body() {
             return Err(self.unsupported_because(at, &format!("call of {}, which has no body", cf.name)));
         }
@@ -2599,6 +2602,76 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
         self.enter(callee, &arg_bytes, &[], dests).map_err(|e| e.with_line(self.line(at)))?;
         Ok(Flow::Stay)
+    }
+
+    /// `call vprintf, (format, args)`: the format string and the argument
+    /// buffer are generic addresses; the text goes to the thread's output,
+    /// the result (if asked for) is the number of arguments.
+    fn exec_vprintf(&mut self, at: &At<'_>, results: &[Operand], args: &[Operand]) -> R<Flow> {
+        if args.len() != 2 || results.len() > 1 {
+            return Err(self.invalid(at, "vprintf takes a format and an argument buffer"));
+        }
+        let pointer = |this: &Self, op: &Operand| -> R<u64> {
+            match op {
+                Operand::Symbol(n) => {
+                    let (space, addr) = this.symbol(at, *n)?;
+                    let space = space.ok_or_else(|| this.invalid(at, "a function as an argument"))?;
+                    Ok(from_bytes(&this.read_bytes(at, space, addr, 8)?) as u64)
+                }
+                other => Ok(this.value(at, other, ScalarType::U64)? as u64),
+            }
+        };
+        let format_at = pointer(self, &args[0])?;
+        let args_at = pointer(self, &args[1])?;
+        let c_string = |this: &Self, generic: u64| -> R<Vec<u8>> {
+            let (space, addr) = from_generic(generic);
+            let mut bytes = Vec::new();
+            while bytes.len() < 4096 {
+                let b = this.read_bytes(at, space, addr + bytes.len() as u64, 1)?[0];
+                if b == 0 {
+                    return Ok(bytes);
+                }
+                bytes.push(b);
+            }
+            Err(this.unsupported_because(at, "a printf string longer than 4096 bytes"))
+        };
+        let format = c_string(self, format_at)?;
+        let fault = std::cell::RefCell::new(None);
+        let read_arg = |offset: u64, len: u64| -> Result<u64, String> {
+            let (space, addr) = from_generic(args_at + offset);
+            match self.read_bytes(at, space, addr, len) {
+                Ok(bytes) => Ok(from_bytes(&bytes) as u64),
+                Err(e) => {
+                    let message = e.to_string();
+                    *fault.borrow_mut() = Some(e);
+                    Err(message)
+                }
+            }
+        };
+        let read_string =
+            |generic: u64| -> Result<Vec<u8>, String> { c_string(self, generic).map_err(|e| e.to_string()) };
+        let formatted = crate::printf::format(&format, read_arg, read_string);
+        let (text, count) = match formatted {
+            Ok(done) => done,
+            Err(message) => {
+                return Err(fault.into_inner().unwrap_or_else(|| self.unsupported_because(at, &message)));
+            }
+        };
+        self.thread.printed.push_str(&text);
+        match results.first() {
+            Some(Operand::Symbol(n)) => {
+                let (space, addr) = self.symbol(at, *n)?;
+                let space = space.ok_or_else(|| self.invalid(at, "call result"))?;
+                self.write_bytes(at, space, addr, &count.to_le_bytes())?;
+            }
+            Some(Operand::Reg(r)) => {
+                let bits = self.reg_bits(at, *r)?;
+                self.write(at, &Operand::Reg(*r), u128::from(count), bits_type(bits).unwrap_or(ScalarType::B32))?;
+            }
+            Some(_) => return Err(self.invalid(at, "call result")),
+            None => {}
+        }
+        Ok(Flow::Next)
     }
 
     // ------------------------------------------------------------ synchronization
@@ -2925,7 +2998,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
             }
         }
         let Operand::Address(addr) = self.op(at, base)? else { return Err(self.invalid(at, "atomic address")) };
-        if !matches!(t.bits(), 16 | 32 | 64) || matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2) {
+        if !matches!(t.bits(), 16 | 32 | 64) {
             return Err(self.unsupported_because(at, "atomic type"));
         }
         let (space, a) = self.address(at, addr, at.inst.space())?;
@@ -2940,28 +3013,34 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let old = from_bytes(&self.read_bytes(at, space, a, len)?);
         let b = self.value(at, self.op(at, base + 1)?, t)?;
         let bits = t.bits();
-        let new = if t.is_float() {
+        let new = if let Some((fmt, lanes, lane_bits)) = float_lanes(t) {
             if op != Word::ADD && op != Word::EXCH {
                 return Err(self.unsupported_because(at, "floating-point atomic operation"));
             }
             if op == Word::EXCH {
                 b
             } else {
-                let fmt = float_format(t).ok_or_else(|| self.unsupported_because(at, "atomic type"))?;
                 let flush = t == ScalarType::F32 && space == StateSpace::Global;
                 if t != ScalarType::F32 && t != ScalarType::F64 && !Self::word(at, Word::NOFTZ) {
                     return Err(self.invalid(at, "half-precision atomic add requires .noftz"));
                 }
-                let (mut x, mut y) = (old as u64, b as u64);
-                if flush {
-                    x = fmt.flush(x);
-                    y = fmt.flush(y);
+                // Each lane of a packed type is added on its own, rounded to
+                // nearest even, subnormals kept (.noftz).
+                let mut sum = 0u128;
+                for k in 0..lanes {
+                    let lane = |v: u128| ((v >> (k * lane_bits)) & mask(lane_bits)) as u64;
+                    let (mut x, mut y) = (lane(old), lane(b));
+                    if flush {
+                        x = fmt.flush(x);
+                        y = fmt.flush(y);
+                    }
+                    let mut r = sf::add(x, y, fmt, Mode::NearestEven);
+                    if flush {
+                        r = fmt.flush(r);
+                    }
+                    sum |= u128::from(r) << (k * lane_bits);
                 }
-                let mut r = sf::add(x, y, fmt, Mode::NearestEven);
-                if flush {
-                    r = fmt.flush(r);
-                }
-                r as u128
+                sum
             }
         } else {
             let signed = t.is_signed();

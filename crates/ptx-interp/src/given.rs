@@ -6,6 +6,7 @@
 //! # comments run to the end of the line
 //! grid 2                      # CTAs: x, or x,y,z
 //! block 32,1,1                # threads per CTA
+//! shared 8192                 # bytes of dynamic shared memory (.extern .shared)
 //! kernel add_one              # which kernel (instead of --kernel)
 //! param n = 100               # integer: decimal, -decimal or 0x hex
 //! param 2 = 1.5               # by index; a float for .f32/.f64 parameters
@@ -13,6 +14,8 @@
 //! buffer in = u32 1 2 0x10    # or elements: u8 u16 u32 u64 s8 s16 s32 s64 f32 f64
 //! expect out = u32 2 4 0x20   # after the run, the first elements of the buffer
 //! expect out+8 = u32 0x20     # elements from byte 8 on
+//! printed tid 0: 1.50         # a line printf printed (the printed lines
+//!                             #   must all appear, in this order)
 //! buffer in = u32 1 2 \         # a line ending in a backslash
 //!             3 4              #   goes on on the next
 //! ```
@@ -151,10 +154,14 @@ pub struct GivenInputs {
     pub grid: Option<[u32; 3]>,
     /// Threads per CTA, if given.
     pub block: Option<[u32; 3]>,
+    /// Bytes of dynamic shared memory, if given.
+    pub dynamic_shared: Option<u32>,
     /// Parameter values (a later line for the same parameter wins).
     pub params: Vec<(ParamRef, Given)>,
     /// Checks after the run.
     pub expects: Vec<Expect>,
+    /// Lines `printf` must print, in this order (with the `.run` line).
+    pub printed: Vec<(String, usize)>,
     /// The kernel to run, if given.
     pub kernel: Option<String>,
 }
@@ -345,7 +352,24 @@ impl GivenInputs {
                     }
                 }
             }
-            other => return Err(format!("unknown keyword '{other}' (kernel, grid, block, param, buffer, expect)")),
+            "shared" => {
+                let bytes =
+                    parse_int(rest, 32).ok().filter(|&b| b <= crate::memory::MAX_VARIABLE_BYTES).ok_or_else(|| {
+                        format!("expected 'shared BYTES' (at most {}), not '{rest}'", crate::memory::MAX_VARIABLE_BYTES)
+                    })?;
+                self.dynamic_shared = Some(bytes as u32);
+            }
+            "printed" => {
+                if rest.is_empty() {
+                    return Err("expected 'printed TEXT'".into());
+                }
+                self.printed.push((rest.to_string(), number));
+            }
+            other => {
+                return Err(format!(
+                    "unknown keyword '{other}' (kernel, grid, block, shared, param, buffer, expect, printed)"
+                ))
+            }
         }
         Ok(())
     }
@@ -440,7 +464,21 @@ impl GivenInputs {
                 }
             }
         }
+        // The printed lines, in order, among what the run printed.
+        let mut lines = out.printed.lines().map(str::trim_end);
+        for (want, line) in &self.printed {
+            if !lines.any(|l| l == want) {
+                problems.push(format!("line {line}: printf did not print '{want}' (after the lines before it)"));
+                lines = out.printed.lines().map(str::trim_end);
+                lines.by_ref().for_each(drop);
+            }
+        }
         problems
+    }
+
+    /// How many checks [`GivenInputs::check`] makes.
+    pub fn expectation_count(&self) -> usize {
+        self.expects.len() + self.printed.len()
     }
 }
 

@@ -64,6 +64,10 @@ pub struct ParamSpec {
     /// kernel reads the struct some other way (then every word is filled
     /// as a pointer in the tame trial).
     pub pointer_words: Option<Vec<u64>>,
+    /// An integer whose value reaches the divisor of an integer `div` or
+    /// `rem`: drawn nonzero (a division by zero is undefined, which would
+    /// make every trial that draws 0 inconclusive).
+    pub divisor: bool,
 }
 
 /// Infers how to fill each parameter of `func`.
@@ -105,7 +109,8 @@ pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
             }
             _ => None,
         };
-        specs.push(ParamSpec { name: var.name.clone(), kind, size, pointer_words });
+        let divisor = flow.divisors.get(k).copied().unwrap_or(false);
+        specs.push(ParamSpec { name: var.name.clone(), kind, size, pointer_words, divisor });
     }
     specs
 }
@@ -119,6 +124,8 @@ struct PointerFlow {
     words: Vec<(usize, u64)>,
     /// Per parameter: some `ld.param` reads it directly by name.
     loaded: Vec<bool>,
+    /// Per parameter: its value reaches the divisor of an integer division.
+    divisors: Vec<bool>,
 }
 
 /// Which parameters' values reach an address (see the module comment).
@@ -129,7 +136,12 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
     let info = &prog.funcs[func.index()];
     let nparams = info.params.len();
     let mut taint = vec![0u64; f.regs.len()];
-    let mut flow = PointerFlow { params: vec![false; nparams], words: Vec::new(), loaded: vec![false; nparams] };
+    let mut flow = PointerFlow {
+        params: vec![false; nparams],
+        words: Vec::new(),
+        loaded: vec![false; nparams],
+        divisors: vec![false; nparams],
+    };
     // The sources: (parameter, offset); register parameters have offset 0.
     let mut sources: Vec<(usize, u64)> = Vec::new();
     let param_index = |b: Binding| -> Option<usize> {
@@ -152,6 +164,7 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
     }
     let regs_of = |op: &Operand, out: &mut Vec<RegId>| op.for_each_reg(&mut |r, _| out.push(r));
     let mut marked = 0u64;
+    let mut divides = 0u64;
     let mut changed = true;
     let mut rounds = 0;
     while changed && rounds < 16 {
@@ -251,9 +264,18 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
                     mark(*r);
                 }
             }
+            let integer = inst.types().next().is_some_and(|t| t.is_integer_like());
+            if matches!(inst.opcode, Opcode::Div | Opcode::Rem) && integer {
+                if let Some(Operand::Reg(r)) = inst.operands.get(2) {
+                    divides |= taint[r.index()];
+                }
+            }
         }
     }
     for (i, &(k, offset)) in sources.iter().enumerate() {
+        if divides & (1 << i) != 0 && offset == 0 {
+            flow.divisors[k] = true;
+        }
         if marked & (1 << i) != 0 {
             flow.params[k] = true;
             if matches!(info.params[k], Formal::Mem(_)) {
@@ -366,7 +388,9 @@ pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize)
                 } else {
                     rng.next_u64()
                 };
-                (v & m).to_le_bytes()[..size.min(8)].to_vec()
+                // A divisor is never 0 (1 instead).
+                let v = if spec.divisor && v & m == 0 { 1 } else { v & m };
+                v.to_le_bytes()[..size.min(8)].to_vec()
             }
             ParamKind::Float { bits } => {
                 let f = if tame {

@@ -67,6 +67,7 @@ pub mod inputs;
 pub mod intops;
 pub mod machine;
 pub mod memory;
+pub mod printf;
 pub mod program;
 pub mod rng;
 pub mod softfloat;

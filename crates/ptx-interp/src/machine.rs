@@ -77,6 +77,9 @@ pub struct RunOutput {
     pub buffers: Vec<Buffer>,
     /// Module-level `.global` variables after the launch, by name.
     pub globals: Vec<(String, Vec<u8>)>,
+    /// What `printf` (`vprintf`) printed: each thread's text, in thread
+    /// order (CTA by CTA).
+    pub printed: String,
     /// For a device function run directly: each thread's return values
     /// (concatenated bytes), in thread order. Empty for kernels.
     pub returns: Vec<Vec<u8>>,
@@ -149,6 +152,8 @@ pub(crate) struct Thread {
     /// Synchronizing accesses since the thread last yielded (see
     /// [`SPIN_QUANTUM`]).
     pub sync_ops: u32,
+    /// What the thread printed (`vprintf`).
+    pub printed: String,
 }
 
 /// Launch-wide facts an instruction may read.
@@ -389,6 +394,7 @@ pub fn run_function(
                                 returned: None,
                                 clock_reads: Default::default(),
                                 sync_ops: 0,
+                                printed: String::new(),
                             });
                         }
                     }
@@ -399,6 +405,11 @@ pub fn run_function(
                     ctx.enter(func, &args.params, &kernel_param_addr, Vec::new())?;
                 }
                 run_cta(prog, &mut mem, &mut cta, &mut threads, &launch, &mut coverage, &mut steps, cfg.step_limit)?;
+                // In thread order, whatever order the threads ran in (CUDA
+                // promises none; this way the text does not depend on it).
+                for t in &threads {
+                    out.printed.push_str(&t.printed);
+                }
                 if !is_kernel {
                     for t in &threads {
                         out.returns.push(t.returned.clone().unwrap_or_default());

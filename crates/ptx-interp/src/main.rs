@@ -27,6 +27,7 @@ enum Command {
     /// Given inputs, one per line (a .run file, or each --input):
     ///   kernel NAME                      the kernel (instead of --kernel)
     ///   grid 2 | block 32,1,1             launch shape (x or x,y,z)
+    ///   shared 8192                      bytes of dynamic shared memory
     ///   param NAME = 100 | -3 | 0x1f | 1.5  a scalar parameter (name or index)
     ///   buffer NAME = zero 256           a pointer parameter: 256 zero bytes
     ///   buffer NAME = u32 1 2 0x10       or elements (u8..u64, s8..s64, f32, f64)
@@ -108,7 +109,8 @@ struct LaunchArgs {
     /// Instructions a launch may execute.
     #[arg(long, default_value_t = 4_000_000)]
     step_limit: u64,
-    /// Bytes of dynamic shared memory (`.extern .shared x[]`).
+    /// Bytes of dynamic shared memory (`.extern .shared x[]`; a .run file's
+    /// `shared N` wins).
     #[arg(long, default_value_t = 4096)]
     dynamic_shared: u32,
 }
@@ -138,6 +140,41 @@ fn load(path: &str) -> Result<ptx_ir::Module, String> {
         let msgs: Vec<String> = errs.iter().map(|d| d.message.clone()).collect();
         format!("{path}: does not parse: {}", msgs.join("; "))
     })
+}
+
+/// A module `.global` variable's contents as values of its declared type
+/// (`.u64`: `3 0 7`), for a variable of a scalar type of 1 to 8 bytes and at
+/// most 256 elements; None otherwise (printed as hex).
+fn global_values(prog: &Program<'_>, name: &str, data: &[u8]) -> Option<(String, String)> {
+    let var = prog.module.items.iter().find_map(|item| match item {
+        ptx_ir::ModuleItem::Variable(v) if v.name == name => Some(v),
+        _ => None,
+    })?;
+    let ty = var.ty()?;
+    let width = ty.bytes() as usize;
+    if !matches!(width, 1 | 2 | 4 | 8)
+        || !data.len().is_multiple_of(width)
+        || data.len() / width > 256
+        || ty.bits() != width as u32 * 8
+    {
+        return None;
+    }
+    let values: Vec<String> = data
+        .chunks(width)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..width].copy_from_slice(c);
+            let bits = u64::from_le_bytes(b);
+            match ty {
+                ptx_ir::ScalarType::F32 => f32::from_bits(bits as u32).to_string(),
+                ptx_ir::ScalarType::F64 => f64::from_bits(bits).to_string(),
+                t if t.is_signed() => ((bits << (64 - 8 * width)) as i64 >> (64 - 8 * width)).to_string(),
+                t if t.is_integer_like() => bits.to_string(),
+                _ => format!("{bits:#x}"),
+            }
+        })
+        .collect();
+    Some((ty.as_str().to_string(), values.join(" ")))
 }
 
 fn hexdump(data: &[u8]) -> String {
@@ -202,6 +239,7 @@ fn main() -> ExitCode {
                 Some(g) => {
                     config.grid = g.grid.unwrap_or(config.grid);
                     config.block = g.block.unwrap_or(config.block);
+                    config.dynamic_shared_bytes = g.dynamic_shared.unwrap_or(config.dynamic_shared_bytes);
                     match g.args(&specs, launch.buffer_size) {
                         Ok(a) => a,
                         Err(e) => {
@@ -230,8 +268,19 @@ fn main() -> ExitCode {
                     }
                     let problems = given.as_ref().map(|g| g.check(&specs, &out)).unwrap_or_default();
                     for (name, data) in &out.globals {
-                        println!("global {name}:");
-                        print!("{}", hexdump(data));
+                        match global_values(&prog, name, data) {
+                            Some((ty, values)) => println!("global {name} (.{ty}): {values}"),
+                            None => {
+                                println!("global {name}:");
+                                print!("{}", hexdump(data));
+                            }
+                        }
+                    }
+                    if !out.printed.is_empty() {
+                        println!("printf output:");
+                        for line in out.printed.lines() {
+                            println!("  {line}");
+                        }
                     }
                     for (t, r) in out.returns.iter().enumerate() {
                         let hex: String = r.iter().map(|b| format!("{b:02x}")).collect();
@@ -241,8 +290,8 @@ fn main() -> ExitCode {
                     if let Some(g) = &given {
                         println!(
                             "{} of {} expectations met",
-                            g.expects.len() - problems.len().min(g.expects.len()),
-                            g.expects.len()
+                            g.expectation_count() - problems.len().min(g.expectation_count()),
+                            g.expectation_count()
                         );
                     }
                     for p in &problems {

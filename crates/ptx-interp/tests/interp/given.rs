@@ -308,3 +308,110 @@ fn random_lines_never_panic() {
         }
     }
 }
+
+/// What `printf` prints is compared output: a change to a value a kernel
+/// only prints (it goes nowhere but the argument buffer) is a difference, a
+/// rewrite that prints the same is not.
+#[test]
+fn printf_text_is_part_of_what_diff_compares() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = std::fs::read_to_string(known_values_dir().join("printf.ptx")).unwrap();
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, &ptx).unwrap();
+    let changed_text = ptx.replacen("%r1, 0x1000001;", "%r1, 0x1000002;", 1);
+    assert_ne!(changed_text, ptx);
+    let b = dir.path().join("b.ptx");
+    std::fs::write(&b, &changed_text).unwrap();
+    let (code, text) = interp(&["diff", &a.to_string_lossy(), &b.to_string_lossy()]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("printf output"), "{text}");
+    // The same text from other instructions: equivalent.
+    let same = ptx.replace(
+        "mul.f64 \t%fd2, %fd1, 0d3FF8000000000000;",
+        "add.f64 \t%fd3, %fd1, %fd1;\n\tfma.rn.f64 \t%fd2, %fd1, 0d3FE0000000000000, %fd1;",
+    );
+    assert_ne!(same, ptx);
+    std::fs::write(&b, &same).unwrap();
+    let (code, text) = interp(&["diff", &a.to_string_lossy(), &b.to_string_lossy()]);
+    assert_eq!(code, 0, "{text}");
+}
+
+/// A kernel that indexes a 16x16 shared tile by `%tid.x` and `%tid.y` faults
+/// on the default 32x1 block (and on longer 1D ones); reading `%tid.y`, it is
+/// tried on 2D blocks first, and the check says which it used.
+#[test]
+fn a_kernel_reading_tid_y_is_checked_on_a_2d_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry tile16(.param .u64 out)\n{\n\
+        \t.shared .align 4 .b8 tile[1024];\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
+        \tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
+        \tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %tid.y;\n\
+        \tmad.lo.s32 %r3, %r1, 16, %r2;\n\tshl.b32 %r4, %r3, 2;\n\tmov.u32 %r5, tile;\n\tadd.s32 %r5, %r5, %r4;\n\
+        \tst.shared.u32 [%r5], %r3;\n\tbar.sync 0;\n\tld.shared.u32 %r6, [%r5];\n\
+        \tmul.wide.u32 %rd2, %r3, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r6;\n\tret;\n}\n";
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, ptx).unwrap();
+    let (code, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("6 conclusive") && text.contains("block 16x16x1"), "{text}");
+}
+
+/// A parameter that divides (`div`/`rem` by it) is drawn nonzero: no trial
+/// is lost to a division by zero the inputs made up.
+#[test]
+fn a_parameter_that_divides_is_never_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry divk(.param .u64 out, .param .u32 n)\n{\n\
+        \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
+        \tld.param.u64 %rd1, [out];\n\tld.param.u32 %r2, [n];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
+        \tmov.u32 %r1, %tid.x;\n\tdiv.u32 %r3, %r1, %r2;\n\trem.u32 %r4, %r1, %r2;\n\tadd.s32 %r5, %r3, %r4;\n\
+        \tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r5;\n\tret;\n}\n";
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, ptx).unwrap();
+    let (code, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy(), "--trials", "12"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("12 trials, 12 conclusive"), "{text}");
+}
+
+/// Every kernel of the known-value set is also checked conclusively on
+/// invented inputs (`diff F F`: every trial conclusive), the launch shape,
+/// dynamic shared memory and inputs chosen without its `.run` file.
+#[test]
+fn every_known_value_kernel_is_conclusive_on_invented_inputs() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(known_values_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for f in &files {
+        let f = f.to_string_lossy();
+        let (code, text) = interp(&["diff", &f, &f]);
+        if code != 0 || !text.lines().all(|l| !l.starts_with("kernel ") || l.contains("6 trials, 6 conclusive")) {
+            failures.push(format!("{f} (exit {code}):\n{text}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(files.len() >= 22, "{} known-value kernels", files.len());
+}
+
+/// `run` prints a module `.global` variable after the launch as values of
+/// its type (instrumentation counters are read this way).
+#[test]
+fn run_prints_module_globals_as_values_of_their_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .global .align 8 .u64 hits[3];\n.global .align 4 .s32 last = -5;\n\
+        .visible .entry count()\n{\n\t.reg .b32 %r<4>;\n\
+        \tred.global.add.u64 [hits+8], 1;\n\tmov.u32 %r1, %tid.x;\n\tneg.s32 %r2, %r1;\n\
+        \tred.global.min.s32 [last], %r2;\n\tret;\n}\n";
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, ptx).unwrap();
+    let (code, text) = interp(&["run", &a.to_string_lossy(), "--grid", "2", "--block", "32"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("global hits (.u64): 0 64 0\n"), "{text}");
+    assert!(text.contains("global last (.s32): -31\n"), "{text}");
+}

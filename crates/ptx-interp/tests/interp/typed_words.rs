@@ -22,7 +22,8 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
         &["u8", "b8", "u16", "b16", "u32", "b32", "u64", "b64", "s8", "s16", "s32", "s64", "f32", "f64"],
         "element types of the `given` input format (`buffer p = u32 1 2 3`), read from its text",
     ),
-    ("given.rs", &["zero", "param"], "keywords of the `given` input format"),
+    ("given.rs", &["zero", "param", "shared"], "keywords of the `given` input format"),
+    ("printf.rs", &["nan"], "what C's printf writes for a NaN"),
     (
         "diff.rs",
         &[".global", ".shared", ".local", ".const", ".param"],
