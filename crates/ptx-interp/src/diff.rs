@@ -306,17 +306,15 @@ fn compare(a: &RunOutput, b: &RunOutput) -> Option<(String, Option<usize>, Strin
         }
     }
     if a.printed != b.printed {
-        let at = a
-            .printed
-            .bytes()
-            .zip(b.printed.bytes())
-            .position(|(x, y)| x != y)
-            .unwrap_or(a.printed.len().min(b.printed.len()));
-        let line = |text: &str| {
-            text[..at.min(text.len())].rsplit('\n').next().unwrap_or("").to_string()
-                + &text[at.min(text.len())..].chars().take_while(|&c| c != '\n').collect::<String>()
-        };
-        return Some(("printf output".to_string(), Some(at), line(&a.printed), line(&b.printed), 1));
+        // By line: the text is what a person compares (and a byte offset
+        // could fall inside a character).
+        let (mut x, mut y) = (a.printed.lines(), b.printed.lines());
+        let (line, (x, y)) = std::iter::from_fn(|| Some((x.next(), y.next())))
+            .enumerate()
+            .find(|(_, (x, y))| x != y)
+            .expect("different texts differ in a line");
+        let show = |l: Option<&str>| l.map_or_else(|| "(nothing)".to_string(), |l| format!("{l:?}"));
+        return Some((format!("printf output, line {}", line + 1), None, show(x), show(y), 1));
     }
     for (t, (x, y)) in a.returns.iter().zip(&b.returns).enumerate() {
         if let Some(d) = first_difference(&format!("return value of thread {t}"), x, y) {

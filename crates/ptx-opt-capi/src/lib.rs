@@ -219,23 +219,29 @@ pub unsafe extern "C" fn ptx_opt_options_set_ptx_version(options: *mut PtxOptOpt
             return PTX_OPT_ERROR_USAGE;
         };
         if version.is_null() {
-            options.ptx_version = None;
-            options.last_error = None;
-            return PTX_OPT_OK;
+            return set_ptx_version(options, Ok(None));
         }
-        match utf8(version).and_then(facade::version::PtxVersion::parse) {
-            Some(asked) => {
-                options.ptx_version = Some(asked);
-                options.last_error = None;
-                PTX_OPT_OK
-            }
-            None => {
-                let text = utf8(version).unwrap_or("(not UTF-8)");
-                options.last_error = Some(c_string(&format!("not a PTX ISA version ptxas knows, nor min: '{text}'")));
-                PTX_OPT_ERROR_USAGE
-            }
-        }
+        let asked = utf8(version).and_then(facade::version::PtxVersion::parse).map(Some).ok_or_else(|| {
+            format!("not a PTX ISA version ptxas knows, nor min: '{}'", utf8(version).unwrap_or("(not UTF-8)"))
+        });
+        set_ptx_version(options, asked)
     })
+}
+
+/// Sets the version request, or (an argument that is not one) keeps the
+/// options' and says why.
+fn set_ptx_version(options: &mut PtxOptOptions, request: Result<Option<facade::version::PtxVersion>, String>) -> c_int {
+    match request {
+        Ok(request) => {
+            options.ptx_version = request;
+            options.last_error = None;
+            PTX_OPT_OK
+        }
+        Err(why) => {
+            options.last_error = Some(c_string(&why));
+            PTX_OPT_ERROR_USAGE
+        }
+    }
 }
 
 /// Writes the output for the driver of CUDA release `release` (`"12.4"`, as
@@ -253,18 +259,10 @@ pub unsafe extern "C" fn ptx_opt_options_set_cuda(options: *mut PtxOptOptions, r
         let Some(options) = options.as_mut() else {
             return PTX_OPT_ERROR_USAGE;
         };
-        match utf8(release).and_then(facade::version::PtxVersion::for_cuda) {
-            Some(at_most) => {
-                options.ptx_version = Some(at_most);
-                options.last_error = None;
-                PTX_OPT_OK
-            }
-            None => {
-                let text = utf8(release).unwrap_or("(NULL or not UTF-8)");
-                options.last_error = Some(c_string(&format!("not a CUDA release such as 12.4: '{text}'")));
-                PTX_OPT_ERROR_USAGE
-            }
-        }
+        let at_most = utf8(release).and_then(facade::version::PtxVersion::for_cuda).map(Some).ok_or_else(|| {
+            format!("not a CUDA release such as 12.4: '{}'", utf8(release).unwrap_or("(NULL or not UTF-8)"))
+        });
+        set_ptx_version(options, at_most)
     })
 }
 

@@ -666,11 +666,8 @@ fn settle_version(
     verifier: &ptx_verify::Verifier,
 ) -> Result<Option<version::Version>, Error> {
     let Some(request) = options.ptx_version else { return Ok(None) };
-    let settled = request.settle(module, verifier).map_err(|diagnostics| Error {
-        kind: ErrorKind::NeedsVersion(match request.lowers_to() {
-            Some((major, minor)) => format!("{major}.{minor}"),
-            None => "min".to_string(),
-        }),
+    let settled = request.settle(module, verifier).map_err(|((major, minor), diagnostics)| Error {
+        kind: ErrorKind::NeedsVersion(format!("{major}.{minor}")),
         diagnostics,
     })?;
     Ok(settled.filter(|v| *v != module.version))

@@ -360,14 +360,19 @@ impl PtxVersion {
     }
 
     /// The version to write for `module` (after the passes); None to keep
-    /// its own. The errors of [`check_version`] if it cannot be written so.
-    pub(crate) fn settle(self, module: &Module, verifier: &Verifier) -> Result<Option<Version>, Vec<Diagnostic>> {
+    /// its own. If it cannot be written so: the version asked and the
+    /// errors of [`check_version`].
+    pub(crate) fn settle(
+        self,
+        module: &Module,
+        verifier: &Verifier,
+    ) -> Result<Option<Version>, (Version, Vec<Diagnostic>)> {
         let asked = match self {
             PtxVersion::Lowest => return Ok(Some(lowest_version_with(module, verifier).version)),
             PtxVersion::AtMost(v) if module.version <= v => return Ok(None),
             PtxVersion::Exactly(v) | PtxVersion::AtMost(v) => v,
         };
-        check_version_with(module, asked, verifier)?;
+        check_version_with(module, asked, verifier).map_err(|errors| (asked, errors))?;
         Ok(Some(asked))
     }
 }
