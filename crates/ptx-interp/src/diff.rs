@@ -118,6 +118,9 @@ pub struct KernelReport {
     /// A's failures on the skipped trials, by family ([`error_family`]),
     /// with their counts, most frequent first.
     pub failures: Vec<(String, u32)>,
+    /// The most instructions A executed in one conclusive trial (the
+    /// whole launch).
+    pub executed: u64,
 }
 
 impl KernelReport {
@@ -202,12 +205,19 @@ impl fmt::Display for DiffReport {
                 Verdict::Equivalent => {
                     write!(
                         f,
-                        "equivalent ({} trials, {} conclusive, {}/{} instructions covered",
-                        k.trials, k.conclusive, k.coverage.0, k.coverage.1
+                        "equivalent ({} trials, {} conclusive, {}/{} instructions covered, up to {} executed",
+                        k.trials, k.conclusive, k.coverage.0, k.coverage.1, k.executed
                     )?;
+                    if k.launch.step_limit != DiffOptions::default().launch.step_limit {
+                        write!(f, ", step limit {}", k.launch.step_limit)?;
+                    }
                     let b = k.launch.block;
                     if b != DiffOptions::default().launch.block {
                         write!(f, ", block {}x{}x{}", b[0], b[1], b[2])?;
+                    }
+                    let g = k.launch.grid;
+                    if g != DiffOptions::default().launch.grid {
+                        write!(f, ", grid {}x{}x{}", g[0], g[1], g[2])?;
                     }
                     if k.buffer_size != DiffOptions::default().buffer_size {
                         write!(f, ", {} KiB buffers", k.buffer_size / 1024)?;
@@ -336,6 +346,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         buffer_size: opts.buffer_size,
         fault: None,
         failures: Vec::new(),
+        executed: 0,
     };
     let Some(fa) = pa.function(name) else {
         report.verdict =
@@ -366,14 +377,26 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
     let mut tame = make_args(&specs, opts.seed, 0, buffer_size);
     let mut launch = opts.launch.clone();
     let first = run_function(pa, fa, &tame, &launch).err();
+    let first_failed = first.as_ref().is_some_and(|e| e.class() != ErrorClass::CannotModel);
     let dims = block_dims_read(pa, fa);
-    let candidates = first.map(|e| calibration_candidates(&e, opts, dims)).unwrap_or_default();
     // A shape wins when A completes on it; so does one that reaches an
     // instruction the interpreter cannot model (the trials then say so).
     let completes = |args: &KernelArgs, cfg: &LaunchConfig| {
         run_function(pa, fa, args, cfg).err().is_none_or(|e| e.class() == ErrorClass::CannotModel)
     };
     let mut chosen = None;
+    // A long loop of work (not threads spinning on each other) that runs
+    // out of steps in the tame trial gets a limit 16 times longer.
+    if let Some(InterpError::StepLimit { spinning: false, .. }) = first {
+        let longer = LaunchConfig { step_limit: opts.launch.step_limit.saturating_mul(16), ..opts.launch.clone() };
+        if completes(&tame, &longer) {
+            chosen = Some((longer, buffer_size, tame.clone()));
+        }
+    }
+    let candidates = match (&first, &chosen) {
+        (Some(e), None) => calibration_candidates(e, opts, dims),
+        _ => Vec::new(),
+    };
     for &(block, size, dynamic) in &candidates {
         let cfg = LaunchConfig { block, dynamic_shared_bytes: dynamic, ..opts.launch.clone() };
         let args = make_args(&specs, opts.seed, 0, size);
@@ -421,6 +444,20 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
                 }
             }
             if chosen.is_some() {
+                break;
+            }
+        }
+    }
+    // Still failing: one block. A block that waits for what an earlier
+    // block publishes only when more work follows it (a decoupled
+    // look-back scan whose size parameter says one tile) completes alone.
+    if chosen.is_none() && first_failed && opts.launch.grid != [1, 1, 1] {
+        let default = (opts.launch.block, opts.buffer_size, opts.launch.dynamic_shared_bytes);
+        for &(block, size, dynamic) in std::iter::once(&default).chain(&candidates) {
+            let cfg = LaunchConfig { grid: [1, 1, 1], block, dynamic_shared_bytes: dynamic, ..opts.launch.clone() };
+            let args = make_args(&specs, opts.seed, 0, size);
+            if completes(&args, &cfg) {
+                chosen = Some((cfg, size, args));
                 break;
             }
         }
@@ -511,6 +548,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
             }
         };
         report.conclusive += 1;
+        report.executed = report.executed.max(oa.steps);
         if let Some((what_differs, offset, a, b, differing_bytes)) = compare(&oa, &ob) {
             report.verdict = Verdict::Different(Box::new(Difference {
                 trial,

@@ -54,6 +54,11 @@ pub enum InterpError {
     StepLimit {
         /// The limit that was reached.
         limit: u64,
+        /// At least one in 16 of the last instructions was a synchronizing
+        /// access (a volatile, relaxed or acquire load, an atomic,
+        /// `nanosleep`): the threads were waiting for each other, not
+        /// working through a long loop.
+        spinning: bool,
     },
     /// Threads wait at a barrier or warp collective that can never complete.
     Deadlock {
@@ -113,7 +118,13 @@ impl fmt::Display for InterpError {
             InterpError::MemoryFault { message, line } => write!(f, "memory fault at {line}: {message}"),
             InterpError::DivideByZero { line } => write!(f, "integer division by zero at {line}"),
             InterpError::Undefined { message, line } => write!(f, "undefined behaviour at {line}: {message}"),
-            InterpError::StepLimit { limit } => write!(f, "step limit of {limit} instructions reached"),
+            InterpError::StepLimit { limit, spinning } => {
+                write!(f, "step limit of {limit} instructions reached")?;
+                if *spinning {
+                    write!(f, " (spinning)")?;
+                }
+                Ok(())
+            }
             InterpError::Deadlock { message } => write!(f, "deadlock: {message}"),
             InterpError::NoSuchFunction { name } => write!(f, "no function with a body named '{name}'"),
         }

@@ -2415,29 +2415,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 x &= !fmt.sign_mask();
                 y &= !fmt.sign_mask();
             }
-            let (xn, yn) = (fmt.is_nan(x), fmt.is_nan(y));
-            let mut r = if xn && yn || (nan && (xn || yn)) {
-                fmt.canonical_nan()
-            } else if xn {
-                y
-            } else if yn {
-                x
-            } else {
-                let (fx, fy) = (sf::to_f64(x, fmt), sf::to_f64(y, fmt));
-                if fx == fy {
-                    // -0.0 is smaller than +0.0.
-                    let x_neg = fmt.is_negative(x);
-                    if is_max == x_neg {
-                        y
-                    } else {
-                        x
-                    }
-                } else if (fx > fy) == is_max {
-                    x
-                } else {
-                    y
-                }
-            };
+            let mut r = float_min_or_max(fmt, x, y, is_max, nan);
             if xorsign && !fmt.is_nan(r) {
                 r |= sign_xor;
             }
@@ -2985,7 +2963,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
         ];
         let mut words: Vec<Word> = OPS.to_vec();
         words.push(Word::NOFTZ);
-        self.check(at, &words, F_SPACE | F_MEM)?;
+        self.check(at, &words, F_SPACE | F_MEM | F_VEC)?;
         let is_red = at.inst.opcode == Opcode::Red;
         let t = self.one_type(at)?;
         let op = OPS.into_iter().find(|&w| Self::word(at, w)).ok_or_else(|| self.invalid(at, "atomic operation"))?;
@@ -3001,85 +2979,133 @@ impl<'a, 'p> Ctx<'a, 'p> {
         if !matches!(t.bits(), 16 | 32 | 64) {
             return Err(self.unsupported_because(at, "atomic type"));
         }
+        // The vector forms (PTX 8.1): `.add` of `.f32` in twos and fours,
+        // `.add`/`.min`/`.max` of halves (`.v2` to `.v8`) and packed
+        // halves (`.v2`, `.v4`), global memory only; each element is an
+        // atomic of its own.
+        let elements = at.inst.vector().unwrap_or(1) as u64;
+        if elements > 1 {
+            let allowed = match t {
+                ScalarType::F32 => op == Word::ADD && elements <= 4,
+                ScalarType::F16 | ScalarType::Bf16 => matches!(op, Word::ADD | Word::MIN | Word::MAX),
+                ScalarType::F16x2 | ScalarType::Bf16x2 => {
+                    matches!(op, Word::ADD | Word::MIN | Word::MAX) && elements <= 4
+                }
+                _ => false,
+            };
+            if !allowed {
+                return Err(self.invalid(at, "vector atomic operation or type"));
+            }
+        }
         let (space, a) = self.address(at, addr, at.inst.space())?;
-        if !matches!(space, StateSpace::Global | StateSpace::Shared) {
+        if !matches!(space, StateSpace::Global | StateSpace::Shared) || (elements > 1 && space != StateSpace::Global) {
             return Err(InterpError::Undefined {
-                message: "atomic outside global/shared memory".into(),
+                message: if elements > 1 {
+                    "vector atomic outside global memory"
+                } else {
+                    "atomic outside global/shared memory"
+                }
+                .into(),
                 line: self.line(at),
             });
         }
         let len = t.bytes() as u64;
-        self.check_align(at, space, a, len)?;
-        let old = from_bytes(&self.read_bytes(at, space, a, len)?);
-        let b = self.value(at, self.op(at, base + 1)?, t)?;
-        let bits = t.bits();
-        let new = if let Some((fmt, lanes, lane_bits)) = float_lanes(t) {
-            if op != Word::ADD && op != Word::EXCH {
-                return Err(self.unsupported_because(at, "floating-point atomic operation"));
-            }
-            if op == Word::EXCH {
-                b
-            } else {
-                let flush = t == ScalarType::F32 && space == StateSpace::Global;
-                if t != ScalarType::F32 && t != ScalarType::F64 && !Self::word(at, Word::NOFTZ) {
-                    return Err(self.invalid(at, "half-precision atomic add requires .noftz"));
-                }
-                // Each lane of a packed type is added on its own, rounded to
-                // nearest even, subnormals kept (.noftz).
-                let mut sum = 0u128;
-                for k in 0..lanes {
-                    let lane = |v: u128| ((v >> (k * lane_bits)) & mask(lane_bits)) as u64;
-                    let (mut x, mut y) = (lane(old), lane(b));
-                    if flush {
-                        x = fmt.flush(x);
-                        y = fmt.flush(y);
-                    }
-                    let mut r = sf::add(x, y, fmt, Mode::NearestEven);
-                    if flush {
-                        r = fmt.flush(r);
-                    }
-                    sum |= u128::from(r) << (k * lane_bits);
-                }
-                sum
-            }
-        } else {
-            let signed = t.is_signed();
-            let (x, y) = (int_value(old, bits, signed), int_value(b, bits, signed));
-            match op {
-                Word::AND => old & b,
-                Word::OR => old | b,
-                Word::XOR => old ^ b,
-                Word::EXCH => b,
-                Word::CAS => {
-                    let c = self.value(at, self.op(at, base + 2)?, t)?;
-                    if old == b {
-                        c
-                    } else {
-                        old
-                    }
-                }
-                Word::ADD => (old + b) & mask(bits),
-                Word::MIN => x.min(y) as u128 & mask(bits),
-                Word::MAX => x.max(y) as u128 & mask(bits),
-                Word::INC => {
-                    if old >= b {
-                        0
-                    } else {
-                        old + 1
-                    }
-                }
-                _ => {
-                    if old == 0 || old > b {
-                        b
-                    } else {
-                        old - 1
-                    }
-                }
-            }
+        self.check_align(at, space, a, len * elements)?;
+        // The sources: one value, or the elements of `{b0, b1, ..}`.
+        let b_ops: Vec<&Operand> = match (elements, self.op(at, base + 1)?) {
+            (1, op) => vec![op],
+            (n, Operand::Vector(v)) if v.len() as u64 == n => v.iter().collect(),
+            _ => return Err(self.invalid(at, "vector atomic operand")),
         };
-        self.write_bytes(at, space, a, &to_bytes(new, len as usize))?;
-        if !is_red {
-            self.write(at, self.op(at, 0)?, old, t)?;
+        let d_ops: Vec<&Operand> = match (elements, is_red, self.op(at, 0)?) {
+            (_, true, _) => Vec::new(),
+            (1, false, op) => vec![op],
+            (n, false, Operand::Vector(v)) if v.len() as u64 == n => v.iter().collect(),
+            _ => return Err(self.invalid(at, "vector atomic operand")),
+        };
+        let bits = t.bits();
+        let mut olds = Vec::with_capacity(b_ops.len());
+        for (i, b_op) in b_ops.iter().enumerate() {
+            let at_elem = a + i as u64 * len;
+            let old = from_bytes(&self.read_bytes(at, space, at_elem, len)?);
+            let b = self.value(at, b_op, t)?;
+            let new = if let Some((fmt, lanes, lane_bits)) = float_lanes(t) {
+                if !matches!(op, Word::ADD | Word::EXCH | Word::MIN | Word::MAX)
+                    || (op != Word::ADD && op != Word::EXCH && elements == 1)
+                {
+                    return Err(self.unsupported_because(at, "floating-point atomic operation"));
+                }
+                if op == Word::EXCH {
+                    b
+                } else {
+                    let flush = t == ScalarType::F32 && space == StateSpace::Global;
+                    if t != ScalarType::F32 && t != ScalarType::F64 && !Self::word(at, Word::NOFTZ) {
+                        return Err(self.invalid(at, "half-precision atomic requires .noftz"));
+                    }
+                    // Each lane of a packed type on its own: sums rounded to
+                    // nearest even, subnormals kept (.noftz); min and max
+                    // as `min`/`max` of the type.
+                    let mut r = 0u128;
+                    for k in 0..lanes {
+                        let lane = |v: u128| ((v >> (k * lane_bits)) & mask(lane_bits)) as u64;
+                        let (mut x, mut y) = (lane(old), lane(b));
+                        if flush {
+                            x = fmt.flush(x);
+                            y = fmt.flush(y);
+                        }
+                        let mut v = match op {
+                            Word::ADD => sf::add(x, y, fmt, Mode::NearestEven),
+                            _ => float_min_or_max(fmt, x, y, op == Word::MAX, false),
+                        };
+                        if flush {
+                            v = fmt.flush(v);
+                        }
+                        r |= u128::from(v) << (k * lane_bits);
+                    }
+                    r
+                }
+            } else {
+                let signed = t.is_signed();
+                let (x, y) = (int_value(old, bits, signed), int_value(b, bits, signed));
+                match op {
+                    Word::AND => old & b,
+                    Word::OR => old | b,
+                    Word::XOR => old ^ b,
+                    Word::EXCH => b,
+                    Word::CAS => {
+                        let c = self.value(at, self.op(at, base + 2)?, t)?;
+                        if old == b {
+                            c
+                        } else {
+                            old
+                        }
+                    }
+                    Word::ADD => (old + b) & mask(bits),
+                    Word::MIN => x.min(y) as u128 & mask(bits),
+                    Word::MAX => x.max(y) as u128 & mask(bits),
+                    Word::INC => {
+                        if old >= b {
+                            0
+                        } else {
+                            old + 1
+                        }
+                    }
+                    _ => {
+                        if old == 0 || old > b {
+                            b
+                        } else {
+                            old - 1
+                        }
+                    }
+                }
+            };
+            self.write_bytes(at, space, at_elem, &to_bytes(new, len as usize))?;
+            olds.push(old);
+        }
+        for (d, old) in d_ops.into_iter().zip(olds) {
+            if !matches!(d, Operand::Sink) {
+                self.write(at, d, old, t)?;
+            }
         }
         Ok(Flow::Next)
     }
@@ -3160,6 +3186,32 @@ enum FOp {
     Add,
     Sub,
     Mul,
+}
+
+/// `min`/`max` of two floats of `fmt`: a NaN loses to a number (with
+/// `nan`, it wins, as the canonical NaN); -0.0 is smaller than +0.0.
+fn float_min_or_max(fmt: sf::Format, x: u64, y: u64, is_max: bool, nan: bool) -> u64 {
+    let (xn, yn) = (fmt.is_nan(x), fmt.is_nan(y));
+    if xn && yn || (nan && (xn || yn)) {
+        fmt.canonical_nan()
+    } else if xn {
+        y
+    } else if yn {
+        x
+    } else {
+        let (fx, fy) = (sf::to_f64(x, fmt), sf::to_f64(y, fmt));
+        if fx == fy {
+            if is_max == fmt.is_negative(x) {
+                y
+            } else {
+                x
+            }
+        } else if (fx > fy) == is_max {
+            x
+        } else {
+            y
+        }
+    }
 }
 
 /// Computes a warp collective for the lanes in `members` (a bit per lane of

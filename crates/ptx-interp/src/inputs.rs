@@ -68,6 +68,17 @@ pub struct ParamSpec {
     /// `rem`: drawn nonzero (a division by zero is undefined, which would
     /// make every trial that draws 0 inconclusive).
     pub divisor: bool,
+    /// An integer added to `%ctaid` (the first block of a grid launched in
+    /// rounds, the first tile of a scan): 0 in the tame trial, so the
+    /// blocks of the launch are the first ones the kernel was written for
+    /// (a block that believes it is tile 94 reads tile 94's data and waits
+    /// for tile 93's result).
+    pub block_offset: bool,
+    /// An integer that offsets (scaled or not) the address of an access
+    /// that needs alignment: drawn a multiple of this, so that the access
+    /// is aligned whenever the kernel's own arithmetic keeps it so (a
+    /// `float4` load at `p + 4 * k` needs `k` a multiple of 4). 1 if none.
+    pub multiple_of: u64,
 }
 
 /// Infers how to fill each parameter of `func`.
@@ -76,6 +87,7 @@ pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
     let info = &prog.funcs[func.index()];
     let decls: Vec<_> = f.params.iter().flatten().collect();
     let flow = pointer_params(prog, func);
+    let alignment = offset_alignment(prog, func);
     let pointers = &flow.params;
     let mut specs = Vec::new();
     for (k, (formal, var)) in info.params.iter().zip(decls).enumerate() {
@@ -110,7 +122,9 @@ pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
             _ => None,
         };
         let divisor = flow.divisors.get(k).copied().unwrap_or(false);
-        specs.push(ParamSpec { name: var.name.clone(), kind, size, pointer_words, divisor });
+        let block_offset = flow.block_offsets.get(k).copied().unwrap_or(false);
+        let multiple_of = alignment.get(k).copied().unwrap_or(1);
+        specs.push(ParamSpec { name: var.name.clone(), kind, size, pointer_words, divisor, block_offset, multiple_of });
     }
     specs
 }
@@ -126,6 +140,8 @@ struct PointerFlow {
     loaded: Vec<bool>,
     /// Per parameter: its value reaches the divisor of an integer division.
     divisors: Vec<bool>,
+    /// Per parameter: its value is added to `%ctaid`.
+    block_offsets: Vec<bool>,
 }
 
 /// Which parameters' values reach an address (see the module comment).
@@ -141,6 +157,7 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
         words: Vec::new(),
         loaded: vec![false; nparams],
         divisors: vec![false; nparams],
+        block_offsets: vec![false; nparams],
     };
     // The sources: (parameter, offset); register parameters have offset 0.
     let mut sources: Vec<(usize, u64)> = Vec::new();
@@ -165,6 +182,15 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
     let regs_of = |op: &Operand, out: &mut Vec<RegId>| op.for_each_reg(&mut |r, _| out.push(r));
     let mut marked = 0u64;
     let mut divides = 0u64;
+    // Registers holding `%ctaid` (moved or converted), and the sources
+    // added to one.
+    let mut holds_ctaid = vec![false; f.regs.len()];
+    let mut offsets_ctaid = 0u64;
+    let is_ctaid = |op: &Operand, holds: &[bool]| match op {
+        Operand::Special(n) => f.names.get(*n).starts_with("%ctaid"),
+        Operand::Reg(r) => holds[r.index()],
+        _ => false,
+    };
     let mut changed = true;
     let mut rounds = 0;
     while changed && rounds < 16 {
@@ -265,6 +291,23 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
                 }
             }
             let integer = inst.types().next().is_some_and(|t| t.is_integer_like());
+            if let (Opcode::Mov | Opcode::Cvt, Some(Operand::Reg(d)), Some(src)) =
+                (inst.opcode, inst.operands.first(), inst.operands.get(1))
+            {
+                if is_ctaid(src, &holds_ctaid) && !holds_ctaid[d.index()] {
+                    holds_ctaid[d.index()] = true;
+                    changed = true;
+                }
+            }
+            if let (Opcode::Add, true, Some(x), Some(y)) =
+                (inst.opcode, integer, inst.operands.get(1), inst.operands.get(2))
+            {
+                for (a, b) in [(x, y), (y, x)] {
+                    if let (true, Operand::Reg(r)) = (is_ctaid(a, &holds_ctaid), b) {
+                        offsets_ctaid |= taint[r.index()];
+                    }
+                }
+            }
             if matches!(inst.opcode, Opcode::Div | Opcode::Rem) && integer {
                 if let Some(Operand::Reg(r)) = inst.operands.get(2) {
                     divides |= taint[r.index()];
@@ -276,6 +319,9 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
         if divides & (1 << i) != 0 && offset == 0 {
             flow.divisors[k] = true;
         }
+        if offsets_ctaid & (1 << i) != 0 && offset == 0 {
+            flow.block_offsets[k] = true;
+        }
         if marked & (1 << i) != 0 {
             flow.params[k] = true;
             if matches!(info.params[k], Formal::Mem(_)) {
@@ -284,6 +330,147 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
         }
     }
     flow
+}
+
+/// Per parameter: the multiple its value must be for the accesses whose
+/// addresses it offsets to stay aligned (see [`ParamSpec::multiple_of`]).
+///
+/// Each register carries the parameters whose values reach it (a bit per
+/// source, as in [`pointer_params`], but through multiplications and
+/// shifts too) and the power of two every such term is known to be scaled
+/// by: `k * 16` or `k << 4` keeps any `k` 16-byte aligned, `k * 4` needs
+/// `k` a multiple of 4 for a 16-byte access.
+fn offset_alignment(prog: &Program<'_>, func: FuncId) -> Vec<u64> {
+    let f = &prog.module.functions[func];
+    let info = &prog.funcs[func.index()];
+    let mut need = vec![1u64; info.params.len()];
+    let mut taint = vec![0u64; f.regs.len()];
+    // The power of two the tainted terms of a register are multiplied by.
+    let mut scale = vec![u64::MAX; f.regs.len()];
+    let mut sources: Vec<usize> = Vec::new();
+    let mut source_bit = |k: usize| -> u64 {
+        match sources.iter().position(|&s| s == k) {
+            Some(i) => 1 << i,
+            None if sources.len() < 64 => {
+                sources.push(k);
+                1 << (sources.len() - 1)
+            }
+            None => 0,
+        }
+    };
+    let param_index = |b: Binding| -> Option<usize> {
+        info.params.iter().position(|fm| matches!((fm, b), (Formal::Mem(i), Binding::Frame(j)) if *i == j))
+    };
+    for (k, fm) in info.params.iter().enumerate() {
+        if let Formal::Reg(r, _) = fm {
+            taint[r.index()] = source_bit(k);
+            scale[r.index()] = 1;
+        }
+    }
+    let reg_of = |op: Option<&Operand>| match op {
+        Some(Operand::Reg(r)) => Some(*r),
+        _ => None,
+    };
+    let power_of_two_factor = |op: Option<&Operand>| match op {
+        Some(Operand::Int(i)) if i.bits != 0 => 1u64 << i.bits.trailing_zeros().min(32),
+        _ => 1,
+    };
+    let mut needs = 0u64;
+    let mut need_of = vec![1u64; 64];
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds < 16 {
+        changed = false;
+        rounds += 1;
+        for (pc, &iid) in info.code.iter().enumerate() {
+            let inst = &f.insts[iid];
+            let ops = &inst.operands;
+            // (taint, scale) flowing into the destination.
+            let mut flow_in: Option<(u64, u64)> = None;
+            let mut merge = |bits: u64, sc: u64| {
+                if bits != 0 {
+                    let (b, s) = flow_in.get_or_insert((0, u64::MAX));
+                    *b |= bits;
+                    *s = (*s).min(sc);
+                }
+            };
+            use Opcode::*;
+            match inst.opcode {
+                Ld if inst.space() == Some(StateSpace::Param) && !matches!(ops.first(), Some(Operand::Vector(_))) => {
+                    if let Some(Operand::Address(a)) = ops.get(1) {
+                        if let AddrBase::Symbol(name) = a.base {
+                            let k = info.bindings.get(&(pc as u32, name)).copied().and_then(param_index);
+                            if let (Some(k), 0) = (k, a.offset) {
+                                merge(source_bit(k), 1);
+                            }
+                        }
+                    }
+                }
+                Mov | Cvt | Cvta | Add | Sub | Selp => {
+                    for op in ops.iter().skip(1) {
+                        if let Some(r) = reg_of(Some(op)) {
+                            merge(taint[r.index()], scale[r.index()]);
+                        }
+                    }
+                }
+                Mul | Shl | Mad => {
+                    let (x, y) = (ops.get(1), ops.get(2));
+                    for (a, b) in [(x, y), (y, x)] {
+                        if let Some(r) = reg_of(a) {
+                            let factor = match inst.opcode {
+                                Shl if a == x => match b {
+                                    Some(Operand::Int(i)) => 1u64 << i.bits.min(32),
+                                    _ => 1,
+                                },
+                                Shl => continue,
+                                _ => power_of_two_factor(b),
+                            };
+                            merge(taint[r.index()], scale[r.index()].saturating_mul(factor));
+                        }
+                    }
+                    if inst.opcode == Mad {
+                        if let Some(r) = reg_of(ops.get(3)) {
+                            merge(taint[r.index()], scale[r.index()]);
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if let (Some((bits, sc)), Some(d)) = (flow_in, reg_of(ops.first())) {
+                let (t, s) = (&mut taint[d.index()], &mut scale[d.index()]);
+                if *t | bits != *t || sc < *s {
+                    *t |= bits;
+                    *s = (*s).min(sc);
+                    changed = true;
+                }
+            }
+            // An access: the bytes it moves at once must be aligned.
+            if matches!(inst.opcode, Ld | St | Ldu | Atom | Red) && inst.space() != Some(StateSpace::Param) {
+                let width = inst.vector().unwrap_or(1) as u64 * inst.types().next().map_or(1, |t| t.bytes() as u64);
+                for op in ops.iter() {
+                    if let Operand::Address(a) = op {
+                        if let AddrBase::Reg(r) = a.base {
+                            let sc = scale[r.index()];
+                            let k_needs = if sc >= width { 1 } else { width / sc.max(1) };
+                            let bits = taint[r.index()];
+                            for (i, n) in need_of.iter_mut().enumerate() {
+                                if bits & (1 << i) != 0 && k_needs > *n {
+                                    *n = k_needs;
+                                    needs |= 1 << i;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (i, &k) in sources.iter().enumerate() {
+        if needs & (1 << i) != 0 {
+            need[k] = need[k].max(need_of[i]);
+        }
+    }
+    need
 }
 
 /// The seed of the random stream of trial `k` of a run seeded with `seed`
@@ -334,8 +521,10 @@ fn float_bits(f: f64, bits: u32) -> u64 {
 
 /// The arguments of trial `trial` of a run seeded with `seed`.
 ///
-/// Trial 0 is tame: buffers of small integers, scalars in 1..=100 or small
-/// floats, and by-value structs whose 8-byte words point into a buffer. Odd trials give every scalar an edge value, cycling through the
+/// Trial 0 is tame: buffers of small integers, scalars in 1..=100 (0 for
+/// one added to `%ctaid`) or small floats, and by-value structs whose
+/// 8-byte words point into a buffer. Odd trials give every scalar an edge
+/// value, cycling through the
 /// list (so -1, 0 and MIN come early); even trials mix small and raw random
 /// values. Buffers after trial 0 hold small integers, floats in [-8, 8) or
 /// random bytes.
@@ -379,7 +568,14 @@ pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize)
             ParamKind::Int { bits, .. } => {
                 let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
                 let v = if tame {
-                    1 + rng.below(100)
+                    // Drawn whatever it is, so the other parameters' tame
+                    // values do not depend on it.
+                    let small = 1 + rng.below(100);
+                    if spec.block_offset {
+                        0
+                    } else {
+                        small
+                    }
                 } else if trial % 2 == 1 {
                     let edges = int_edges(bits);
                     edges[edge_slot % edges.len()]
@@ -388,8 +584,13 @@ pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize)
                 } else {
                     rng.next_u64()
                 };
-                // A divisor is never 0 (1 instead).
-                let v = if spec.divisor && v & m == 0 { 1 } else { v & m };
+                // An offset of aligned accesses is a multiple of their
+                // alignment: rounded up in the tame trial (1..=100 stays
+                // nonzero), down in the others.
+                let a = spec.multiple_of.max(1);
+                let v = if tame { v.div_ceil(a) * a } else { v / a * a };
+                // A divisor is never 0 (1 instead, or the multiple).
+                let v = if spec.divisor && v & m == 0 { a } else { v & m };
                 v.to_le_bytes()[..size.min(8)].to_vec()
             }
             ParamKind::Float { bits } => {

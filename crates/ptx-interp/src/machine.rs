@@ -23,7 +23,7 @@
 //! that waits for a later CTA never finishes: step limit).
 
 use crate::error::InterpError;
-use crate::exec::{Ctx, WarpIn};
+use crate::exec::{Ctx, WarpIn, WarpKind};
 use crate::memory::{Segment, GLOBAL_VAR_BASE, PARAM_STACK_BASE, SPACE_BASE};
 use crate::program::{Formal, Program};
 use cranelift_entity::EntityRef;
@@ -350,7 +350,7 @@ pub fn run_function(
 
     let mut out = RunOutput::default();
     let mut coverage = Coverage::default();
-    let mut steps = 0u64;
+    let mut steps = StepCount::default();
     for cz in 0..cfg.grid[2].max(1) {
         for cy in 0..cfg.grid[1].max(1) {
             for cx in 0..cfg.grid[0].max(1) {
@@ -441,7 +441,7 @@ pub fn run_function(
         }
         out.globals.push(("surface stores".into(), bytes));
     }
-    out.steps = steps;
+    out.steps = steps.total;
     out.covered = coverage.seen.iter().map(|v| v.iter().filter(|&&b| b).count()).sum();
     out.total_insts = coverage
         .seen
@@ -464,7 +464,7 @@ fn run_cta(
     threads: &mut [Thread],
     launch: &LaunchInfo,
     coverage: &mut Coverage,
-    steps: &mut u64,
+    steps: &mut StepCount,
     limit: u64,
 ) -> Result<(), InterpError> {
     loop {
@@ -472,11 +472,11 @@ fn run_cta(
         for t in threads.iter_mut() {
             let mut ctx = Ctx { prog, mem, cta, thread: t, launch, coverage };
             while ctx.thread.status == Status::Ready {
-                *steps += 1;
-                if *steps > limit {
-                    return Err(InterpError::StepLimit { limit });
-                }
                 let sync = at_sync_point(prog, ctx.thread);
+                steps.count(sync);
+                if steps.total > limit {
+                    return Err(InterpError::StepLimit { limit, spinning: steps.spinning() });
+                }
                 ctx.step()?;
                 if sync && ctx.thread.status == Status::Ready {
                     ctx.thread.sync_ops += 1;
@@ -518,6 +518,36 @@ fn run_cta(
     }
 }
 
+/// The instructions a launch has executed, and how many of the recent
+/// ones were synchronizing accesses (halved every [`StepCount::WINDOW`]
+/// steps, so old history fades).
+#[derive(Default)]
+struct StepCount {
+    total: u64,
+    recent: u64,
+    recent_sync: u64,
+}
+
+impl StepCount {
+    const WINDOW: u64 = 1 << 16;
+
+    fn count(&mut self, sync: bool) {
+        self.total += 1;
+        self.recent += 1;
+        self.recent_sync += sync as u64;
+        if self.recent >= Self::WINDOW {
+            self.recent /= 2;
+            self.recent_sync /= 2;
+        }
+    }
+
+    /// A spin loop is a synchronizing load, a compare and a branch (one
+    /// in three or four); a long loop of work makes few or none.
+    fn spinning(&self) -> bool {
+        self.recent_sync * 16 >= self.recent
+    }
+}
+
 /// Synchronizing accesses a thread may make before it yields to the
 /// other threads of its CTA (the scheduling model: see `run_cta`).
 pub(crate) const SPIN_QUANTUM: u32 = 64;
@@ -544,8 +574,16 @@ fn position(t: &Thread) -> Option<(FuncId, usize, usize)> {
     t.frames.last().map(|f| (f.func, f.pc, t.frames.len()))
 }
 
-/// Completes warp collectives whose participants all wait at the same
-/// instruction. Returns true if any completed.
+/// Completes the warp collectives whose participants are all waiting.
+/// Returns true if any completed.
+///
+/// A `.sync` collective (membermask operand) waits for the non-exited
+/// lanes its mask names (lanes past the end of a partial warp count as
+/// exited) that execute the same opcode with the same qualifiers: on
+/// sm_70 and later the lanes of a divergent warp may meet at different
+/// instructions (before sm_70 they must meet at one). A collective without a mask (`activemask`, `vote` and
+/// `shfl` without `.sync`) and a tensor-core one gather the lanes waiting
+/// at the same instruction.
 fn resolve_warp_collectives(
     prog: &Program<'_>,
     mem: &mut LaunchMem,
@@ -554,40 +592,58 @@ fn resolve_warp_collectives(
     launch: &LaunchInfo,
     coverage: &mut Coverage,
 ) -> Result<bool, InterpError> {
+    /// What the lanes of one collective share.
+    #[derive(PartialEq)]
+    enum Meeting<'m> {
+        Instruction((FuncId, usize, usize)),
+        Form(ptx_ir::Opcode, &'m ptx_ir::Modifiers),
+    }
+    /// A collective being gathered: where, its lanes (a mask), their inputs.
+    type Gathering<'m> = (Meeting<'m>, u32, Vec<(usize, WarpIn)>);
+    let before_sm_70 = prog.targets_before_sm_70();
     let mut progress = false;
     let nwarps = threads.len().div_ceil(32);
     for w in 0..nwarps {
         let lo = w * 32;
         let hi = (lo + 32).min(threads.len());
-        // Group the waiting lanes by instruction.
-        let mut groups: Vec<((FuncId, usize, usize), u32)> = Vec::new();
-        for (i, t) in threads[lo..hi].iter().enumerate() {
+        let live = threads[lo..hi]
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.status != Status::Exited)
+            .fold(0u32, |m, (i, _)| m | 1 << i);
+        // Every waiting lane's inputs, grouped by where they meet.
+        let mut groups: Vec<Gathering<'_>> = Vec::new();
+        for lane in 0..hi - lo {
+            let t = &mut threads[lo + lane];
             if t.status != Status::Warp {
                 continue;
             }
             let Some(pos) = position(t) else { continue };
-            match groups.iter_mut().find(|(p, _)| *p == pos) {
-                Some((_, m)) => *m |= 1 << i,
-                None => groups.push((pos, 1 << i)),
+            let ctx = Ctx { prog, mem, cta, thread: t, launch, coverage };
+            let input = ctx.warp_input()?;
+            let one_instruction = input.implicit || matches!(input.kind, WarpKind::Tensor(_)) || before_sm_70;
+            let meeting = if one_instruction {
+                Meeting::Instruction(pos)
+            } else {
+                let inst = &prog.module.functions[pos.0].insts[prog.funcs[pos.0.index()].code[pos.1]];
+                Meeting::Form(inst.opcode, &inst.modifiers)
+            };
+            match groups.iter_mut().find(|(m, _, _)| *m == meeting) {
+                Some((_, members, inputs)) => {
+                    *members |= 1 << lane;
+                    inputs.push((lane, input));
+                }
+                None => groups.push((meeting, 1 << lane, vec![(lane, input)])),
             }
         }
-        for (_, members) in groups {
-            // Read every member's inputs.
-            let mut inputs: Vec<(usize, WarpIn)> = Vec::new();
-            for lane in 0..32usize {
-                if members & (1 << lane) == 0 {
-                    continue;
-                }
-                let t = &mut threads[lo + lane];
-                let ctx = Ctx { prog, mem, cta, thread: t, launch, coverage };
-                let mut input = ctx.warp_input()?;
+        for (_, members, mut inputs) in groups {
+            for (_, input) in &mut inputs {
                 if input.implicit {
                     input.mask = members;
                 }
-                inputs.push((lane, input));
             }
-            // Everyone a member names must be waiting here too.
-            if inputs.iter().any(|(_, inp)| inp.mask & !members != 0) {
+            // Every live lane a member names must be waiting with it.
+            if inputs.iter().any(|(_, inp)| inp.mask & live & !members != 0) {
                 continue;
             }
             let outs = crate::exec::warp_compute(&inputs, members, (hi - lo) as u32).map_err(|message| {

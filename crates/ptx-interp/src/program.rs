@@ -441,6 +441,18 @@ impl Program<'_> {
         self.module.target.iter().any(|t| matches!(t.as_str(), "sm_10" | "sm_11" | "sm_12" | "sm_13"))
     }
 
+    /// True if the module's `.target` is older than sm_70 (before
+    /// independent thread scheduling): the lanes of a `.sync` warp
+    /// collective must then meet at one instruction.
+    pub fn targets_before_sm_70(&self) -> bool {
+        self.module.target.iter().any(|t| {
+            t.strip_prefix("sm_")
+                .map(|n| n.trim_end_matches(|c: char| c.is_ascii_alphabetic()))
+                .and_then(|n| n.parse::<u32>().ok())
+                .is_some_and(|n| n < 70)
+        })
+    }
+
     /// The functions `root` may run: itself, what it calls, and every
     /// function whose address it takes (indirect calls), transitively.
     pub fn reachable(&self, root: FuncId) -> Vec<bool> {

@@ -18,7 +18,8 @@ fn loops_and_branches() {
 fn the_step_limit_stops_infinite_loops() {
     let body = "L_SPIN:\n\tbra.uni L_SPIN;";
     match run_text(&module_text(body, "", ""), &[], 1) {
-        Err(InterpError::StepLimit { .. }) => {}
+        // A loop that synchronizes with nobody is not a spin.
+        Err(InterpError::StepLimit { spinning: false, .. }) => {}
         other => panic!("{other:?}"),
     }
 }
@@ -267,10 +268,13 @@ fn warp_shuffles_votes_and_reductions() {
     }
 }
 
+/// A `.sync` collective waits for the lanes its mask names that have not
+/// exited: lanes still running elsewhere (here at a `bar.warp.sync`)
+/// never arrive, which is a deadlock, not a guess.
 #[test]
 fn a_shuffle_half_the_warp_skips_is_a_deadlock_not_a_guess() {
     let body = "\tmov.u32 %r1, %tid.x;\n\tsetp.lt.u32 %p1, %r1, 16;\n\t@%p1 bra SKIP;\n\
-        \tshfl.sync.bfly.b32 %r2, %r1, 1, 0x1f, -1;\nSKIP:\n\tret;";
+        \tshfl.sync.bfly.b32 %r2, %r1, 1, 0x1f, -1;\nSKIP:\n\tbar.warp.sync -1;\n\tret;";
     assert!(matches!(run_grid(&module_text(body, "", ""), &[], 1, 32, 4096), Err(InterpError::Deadlock { .. })));
     // With a membermask naming exactly the participating lanes it is fine.
     let body = "\tmov.u32 %r1, %tid.x;\n\tsetp.lt.u32 %p1, %r1, 16;\n\t@%p1 bra SKIP;\n\
@@ -280,6 +284,46 @@ fn a_shuffle_half_the_warp_skips_is_a_deadlock_not_a_guess() {
     let w = words(&out.buffers[0].data[..128]);
     assert_eq!(w[16], 17);
     assert_eq!(w[17], 16);
+}
+
+/// The ISA's `.sync` collectives: the lanes a mask names that have exited
+/// (or lie past the end of a partial warp) are not waited for, and on
+/// sm_70 and later lanes of a divergent warp meet at different
+/// instructions of the same form (same qualifiers and mask); before
+/// sm_70 that is a deadlock.
+#[test]
+fn sync_collectives_wait_for_the_non_exited_lanes_of_their_mask() {
+    let store = "\tmul.wide.u32 %rd1, %r1, 4;\n\tadd.s64 %rd2, %rd14, %rd1;\n\tst.global.u32 [%rd2], %r4;";
+    // Lanes 16..31 exit; the others vote with a full mask: odd lanes of 0..15.
+    let exited = format!(
+        "\tmov.u32 %r1, %tid.x;\n\tsetp.ge.u32 %p1, %r1, 16;\n\t@%p1 bra DONE;\n\tand.b32 %r3, %r1, 1;\n\
+         \tsetp.eq.u32 %p2, %r3, 1;\n\tvote.sync.ballot.b32 %r4, %p2, -1;\n{store}\nDONE:"
+    );
+    let out = run_grid(&module_text(&exited, "", ""), &[], 1, 32, 4096).unwrap();
+    let w = words(&out.buffers[0].data[..128]);
+    assert_eq!(&w[..16], &[0xaaaa; 16]);
+    assert_eq!(&w[16..], &[0; 16], "exited lanes store nothing");
+    // A partial warp of 12 threads with a full mask.
+    let out = run_grid(&module_text(&exited, "", ""), &[], 1, 12, 4096).unwrap();
+    assert_eq!(words(&out.buffers[0].data[..48]), [0xaaa; 12]);
+    // The two halves of a divergent warp vote at two instructions.
+    let split = format!(
+        "\tmov.u32 %r1, %tid.x;\n\tand.b32 %r3, %r1, 1;\n\tsetp.eq.u32 %p2, %r3, 1;\n\tsetp.ge.u32 %p1, %r1, 16;\n\
+         \t@%p1 bra HIGH;\n\tvote.sync.ballot.b32 %r4, %p2, -1;\n\tbra.uni JOIN;\nHIGH:\n\
+         \tvote.sync.ballot.b32 %r4, %p2, -1;\n\tadd.u32 %r4, %r4, 1;\nJOIN:\n{store}"
+    );
+    let out = run_grid(&module_text(&split, "", ""), &[], 1, 32, 4096).unwrap();
+    let w = words(&out.buffers[0].data[..128]);
+    assert_eq!(&w[..16], &[0xaaaa_aaaa; 16]);
+    assert_eq!(&w[16..], &[0xaaaa_aaab; 16]);
+    // Different qualifiers do not meet (.any and .all wait for each other forever).
+    let other =
+        split.replacen("vote.sync.ballot.b32 %r4, %p2, -1;\n\tadd", "vote.sync.any.pred %p3, %p2, -1;\n\tadd", 1);
+    assert_ne!(other, split);
+    assert!(matches!(run_grid(&module_text(&other, "", ""), &[], 1, 32, 4096), Err(InterpError::Deadlock { .. })));
+    // Before sm_70 the lanes must meet at one instruction.
+    let old = module_text(&split, "", "").replace(".target sm_90", ".target sm_61");
+    assert!(matches!(run_grid(&old, &[], 1, 32, 4096), Err(InterpError::Deadlock { .. })));
 }
 
 #[test]

@@ -375,6 +375,158 @@ fn a_parameter_that_divides_is_never_zero() {
     assert!(text.contains("12 trials, 12 conclusive"), "{text}");
 }
 
+/// A scan with decoupled look-back: block `start + %ctaid` waits for the
+/// block before it, which publishes its result only when another tile
+/// follows (cub's DeviceScanKernel). The tame trial draws `start` (added
+/// to `%ctaid`) 0, and since one tile of `n` items leaves block 1 waiting
+/// forever, the check falls back to one block and says so.
+#[test]
+fn a_look_back_scan_is_checked_on_one_block_from_tile_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n\
+        .target sm_80\n\
+        .address_size 64\n\
+        .visible .entry lookback(.param .u64 status, .param .u64 out, .param .u32 start, .param .u32 n)\n\
+        {\n\
+        \t.reg .pred %p<4>;\n\
+        \t.reg .b32 %r<12>;\n\
+        \t.reg .b64 %rd<8>;\n\
+        \tld.param.u64 %rd1, [status];\n\
+        \tld.param.u64 %rd2, [out];\n\
+        \tld.param.u32 %r1, [start];\n\
+        \tld.param.u32 %r2, [n];\n\
+        \tcvta.to.global.u64 %rd1, %rd1;\n\
+        \tcvta.to.global.u64 %rd2, %rd2;\n\
+        \tmov.u32 %r3, %ctaid.x;\n\
+        \tadd.s32 %r4, %r3, %r1;\n\
+        \tmov.u32 %r5, %tid.x;\n\
+        \tsetp.ne.s32 %p1, %r5, 0;\n\
+        \t@%p1 bra DONE;\n\
+        \tmul.wide.u32 %rd3, %r4, 4;\n\
+        \tadd.s64 %rd4, %rd1, %rd3;\n\
+        \tmov.u32 %r6, 0;\n\
+        \tsetp.eq.s32 %p2, %r4, 0;\n\
+        \t@%p2 bra PUBLISH;\n\
+        WAIT:\n\
+        \tld.volatile.global.u32 %r7, [%rd4+-4];\n\
+        \tsetp.ne.s32 %p3, %r7, 1;\n\
+        \t@%p3 bra WAIT;\n\
+        \tld.global.u32 %r6, [%rd4+-4];\n\
+        PUBLISH:\n\
+        \t// A tile publishes only when another follows it (4096 items a tile).\n\
+        \tadd.s32 %r8, %r4, 1;\n\
+        \tshl.b32 %r9, %r8, 12;\n\
+        \tsetp.ge.u32 %p3, %r9, %r2;\n\
+        \t@%p3 bra LAST;\n\
+        \tst.volatile.global.u32 [%rd4], 1;\n\
+        LAST:\n\
+        \tadd.s64 %rd5, %rd2, %rd3;\n\
+        \tadd.s32 %r10, %r6, %r4;\n\
+        \tst.global.u32 [%rd5], %r10;\n\
+        DONE:\n\
+        \tret;\n\
+        }\n";
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, ptx).unwrap();
+    let a = a.to_string_lossy();
+    let (code, text) = interp(&["diff", &a, &a, "--step-limit", "20000"]);
+    assert_eq!(code, 0, "{text}");
+    // Equivalent: at least one trial (the tame one) was conclusive.
+    assert!(text.contains(": equivalent (") && text.contains("grid 1x1x1"), "{text}");
+    // The tame trial's `start` is 0 (and `n` is not).
+    let (code, text) = interp(&["run", &a, "--grid", "1", "--step-limit", "20000"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("param start (int32) = 0x00000000\n"), "{text}");
+    assert!(!text.contains("param n (int32) = 0x00000000\n"), "{text}");
+}
+
+/// An integer that offsets the address of an access needing alignment is
+/// drawn a multiple of what keeps it aligned: `k` scaled by 4 under a
+/// 16-byte `ld.v4.f32` a multiple of 4, a raw byte offset under an 8-byte
+/// load a multiple of 8 (the pointers themselves are aligned buffers).
+#[test]
+fn an_offset_of_a_vector_access_is_drawn_aligned() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n\
+        .target sm_80\n\
+        .address_size 64\n\
+        .visible .entry vec_at(.param .u64 out, .param .u64 in, .param .u32 k, .param .u32 bytes)\n\
+        {\n\
+        \t.reg .b32 %r<8>;\n\
+        \t.reg .f32 %f<8>;\n\
+        \t.reg .b64 %rd<12>;\n\
+        \tld.param.u64 %rd1, [out];\n\
+        \tld.param.u64 %rd2, [in];\n\
+        \tld.param.u32 %r1, [k];\n\
+        \tld.param.u32 %r6, [bytes];\n\
+        \tcvta.to.global.u64 %rd1, %rd1;\n\
+        \tcvta.to.global.u64 %rd2, %rd2;\n\
+        \tmov.u32 %r2, %tid.x;\n\
+        \tshl.b32 %r3, %r2, 2;\n\
+        \tadd.s32 %r4, %r3, %r1;\n\
+        \tmul.wide.s32 %rd3, %r4, 4;\n\
+        \tadd.s64 %rd4, %rd2, %rd3;\n\
+        \tld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd4];\n\
+        \tadd.f32 %f5, %f1, %f4;\n\
+        \tcvt.u64.u32 %rd7, %r6;\n\
+        \tadd.s64 %rd8, %rd2, %rd7;\n\
+        \tld.global.u64 %rd9, [%rd8];\n\
+        \tmul.wide.u32 %rd5, %r2, 16;\n\
+        \tadd.s64 %rd6, %rd1, %rd5;\n\
+        \tst.global.f32 [%rd6], %f5;\n\
+        \tst.global.u64 [%rd6+8], %rd9;\n\
+        \tret;\n\
+        }\n";
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, ptx).unwrap();
+    let a = a.to_string_lossy();
+    let value = |text: &str, name: &str| {
+        let line = text.lines().find(|l| l.starts_with(&format!("param {name} ("))).unwrap();
+        u32::from_str_radix(line.rsplit("0x").next().unwrap(), 16).unwrap()
+    };
+    for seed in 1..=8 {
+        for trial in ["0", "1", "2"] {
+            let (_, text) = interp(&["run", &a, "--seed", &seed.to_string(), "--trial", trial]);
+            let (k, bytes) = (value(&text, "k"), value(&text, "bytes"));
+            assert_eq!((k % 4, bytes % 8), (0, 0), "seed {seed} trial {trial}: {text}");
+            if trial == "0" {
+                assert!(k > 0 && bytes > 0, "the tame trial rounds up: {text}");
+            }
+        }
+    }
+    let (code, text) = interp(&["diff", &a, &a]);
+    assert_eq!(code, 0, "{text}");
+}
+
+/// A long loop of work outruns the step limit in the tame trial: the
+/// limit grows 16 times (a spin would not: threads waiting for each other
+/// make no progress however long they run), and the report says how many
+/// instructions the kernel executed and with which limit.
+#[test]
+fn a_long_loop_gets_a_longer_step_limit_and_the_report_counts_instructions() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry long_sum(.param .u64 out)\n{\n\
+        \t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
+        \tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
+        \tmov.u32 %r1, 0;\n\tmov.u32 %r2, 0;\nLOOP:\n\tadd.u32 %r1, %r1, %r2;\n\tadd.u32 %r2, %r2, 1;\n\
+        \tsetp.lt.u32 %p1, %r2, 1000;\n\t@%p1 bra LOOP;\n\
+        \tmov.u32 %r3, %tid.x;\n\tmul.wide.u32 %rd2, %r3, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n}\n";
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, ptx).unwrap();
+    let a = a.to_string_lossy();
+    // 64 threads of 4 instructions 1000 times: 256,000 and more, past 20,000.
+    let (code, text) = interp(&["diff", &a, &a, "--step-limit", "20000"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("6 conclusive") && text.contains("step limit 320000"), "{text}");
+    let executed: u64 = text.split("up to ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!((256_000..320_000).contains(&executed), "{text}");
+    // Without the longer limit the run says it was not a spin.
+    let (code, text) = interp(&["run", &a, "--step-limit", "20000"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("step limit of 20000 instructions reached") && !text.contains("spinning"), "{text}");
+}
+
 /// Every kernel of the known-value set is also checked conclusively on
 /// invented inputs (`diff F F`: every trial conclusive), the launch shape,
 /// dynamic shared memory and inputs chosen without its `.run` file.

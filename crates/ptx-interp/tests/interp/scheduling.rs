@@ -52,7 +52,7 @@ fn a_spin_nobody_ends_hits_the_step_limit() {
     let body = "$spin:\n\tld.volatile.shared.u32 %r2, [flag];\n\tsetp.eq.u32 %p1, %r2, 0;\n\t@%p1 bra $spin;\n";
     let text = module_text(body, "\t.shared .align 4 .u32 flag;\n", "");
     match run_text(&text, &[], 4) {
-        Err(InterpError::StepLimit { .. }) => {}
+        Err(InterpError::StepLimit { spinning: true, .. }) => {}
         other => panic!("expected the step limit, got {other:?}"),
     }
 }
