@@ -569,9 +569,8 @@ fn read_input(path: Option<&Path>, render_options: &ptx_opt::RenderOptions) -> R
             (p.display().to_string(), bytes)
         }
         None => {
-            let mut bytes = Vec::new();
-            io::stdin().read_to_end(&mut bytes).map_err(|e| Failure::Io(format!("cannot read standard input: {e}")))?;
-            ("<stdin>".to_string(), Arc::from(bytes))
+            let bytes = read_stdin().map_err(|e| Failure::Io(format!("cannot read standard input: {e}")))?;
+            ("<stdin>".to_string(), bytes)
         }
     };
     match ptx_opt::shared_text(bytes.clone()) {
@@ -587,13 +586,59 @@ fn read_input(path: Option<&Path>, render_options: &ptx_opt::RenderOptions) -> R
     }
 }
 
+/// Standard input, in the allocation the library shares, held once: a
+/// redirected file (`< f.ptx`) is read like a file; a pipe, whose size is
+/// unknown until its end, in chunks that are copied into the shared
+/// allocation and freed one by one once it is made (a `Vec` grown to the
+/// size and then copied into an `Arc` would hold the text twice).
+fn read_stdin() -> io::Result<Arc<[u8]>> {
+    const CHUNK: usize = 1 << 20;
+    let mut stdin = io::stdin().lock();
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let file = std::fs::File::from(stdin.as_fd().try_clone_to_owned()?);
+        if file.metadata().is_ok_and(|m| m.is_file()) {
+            return read_whole(file);
+        }
+    }
+    let mut chunks = Vec::new();
+    let mut total = 0;
+    loop {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        (&mut stdin).take(CHUNK as u64).read_to_end(&mut chunk)?;
+        if chunk.is_empty() {
+            break;
+        }
+        total += chunk.len();
+        chunks.push(chunk);
+    }
+    let mut shared = Arc::<[u8]>::new_uninit_slice(total);
+    let buffer = Arc::get_mut(&mut shared).expect("a new allocation has no other holder");
+    let mut at = 0;
+    for chunk in chunks {
+        for (slot, &byte) in buffer[at..at + chunk.len()].iter_mut().zip(&chunk) {
+            slot.write(byte);
+        }
+        at += chunk.len();
+    }
+    debug_assert_eq!(at, total);
+    // SAFETY: the chunks hold `total` bytes in all, and each was written
+    // to its own range of the `total` slots, so every slot is initialized.
+    Ok(unsafe { shared.assume_init() })
+}
+
 /// A file's bytes, read straight into the allocation the library shares
 /// (`ptx_opt::shared_text`), so that the input is in memory once: reading
 /// it into a `Vec` and then copying that into an `Arc` would hold it twice
 /// (the peak of a run on a large file). What the size did not foretell (a
 /// pipe, a file still growing) is read on and copied.
 fn read_file(path: &Path) -> io::Result<Arc<[u8]>> {
-    let mut file = std::fs::File::open(path)?;
+    read_whole(std::fs::File::open(path)?)
+}
+
+/// [`read_file`] of an open file.
+fn read_whole(mut file: std::fs::File) -> io::Result<Arc<[u8]>> {
     let expected = usize::try_from(file.metadata()?.len()).unwrap_or(0);
     let mut bytes: Arc<[u8]> = std::iter::repeat_n(0, expected).collect();
     let buffer = Arc::get_mut(&mut bytes).expect("a new allocation has no other holder");

@@ -109,6 +109,32 @@ fn an_input_path_whose_size_is_unknown_is_read_whole() {
     }
 }
 
+/// Standard input of several megabytes (a pipe is read in chunks of
+/// 1 MiB, copied into one allocation) and a file redirected to it (read
+/// like a file) give the input back byte for byte.
+#[test]
+fn standard_input_larger_than_a_chunk_is_read_whole_from_a_pipe_or_a_file() {
+    let (_, bytes) = sample();
+    let mut big = bytes.clone();
+    for i in 0..40_000 {
+        big.extend_from_slice(format!("// padding line {i:06} {}\n", "x".repeat(60)).as_bytes());
+    }
+    assert!(big.len() > 3 << 20);
+    let dir = tempfile::tempdir().expect("scratch directory");
+    let output = ptx_opt(dir.path(), &[], &big);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    assert!(output.stdout == big, "a piped input comes back byte for byte");
+    let path = dir.path().join("big.ptx");
+    std::fs::write(&path, &big).expect("writable scratch directory");
+    let output = Command::new(env!("CARGO_BIN_EXE_ptx-opt"))
+        .current_dir(dir.path())
+        .stdin(std::fs::File::open(&path).expect("readable"))
+        .output()
+        .expect("ptx-opt runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    assert!(output.stdout == big, "a redirected input comes back byte for byte");
+}
+
 fn cli_options(args: &[&str]) -> ptx_opt::Options {
     if args.contains(&"-O2") {
         ptx_opt::Options::with_level(2)
