@@ -13,6 +13,7 @@ use crate::error::{ErrorClass, InterpError};
 use crate::inputs::{infer_params, make_args, ParamSpec};
 use crate::machine::{run_function, KernelArgs, LaunchConfig, RunOutput};
 use crate::program::{is_kernel, Program};
+use cranelift_entity::EntityRef;
 use ptx_ir::{Module, Operand};
 use std::fmt;
 
@@ -376,8 +377,6 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
     let mut buffer_size = opts.buffer_size;
     let mut tame = make_args(&specs, opts.seed, 0, buffer_size);
     let mut launch = opts.launch.clone();
-    let first = run_function(pa, fa, &tame, &launch).err();
-    let first_failed = first.as_ref().is_some_and(|e| e.class() != ErrorClass::CannotModel);
     let dims = block_dims_read(pa, fa);
     // A shape wins when A completes on it; so does one that reaches an
     // instruction the interpreter cannot model (the trials then say so).
@@ -385,6 +384,24 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         run_function(pa, fa, args, cfg).err().is_none_or(|e| e.class() == ErrorClass::CannotModel)
     };
     let mut chosen = None;
+    // A kernel that indexes by `%tid.y` (`.z`) is written for a 2D (3D)
+    // block: it runs on the first such shape it completes on, and on the
+    // 1D default only if none does (unless its `.reqntid` says otherwise).
+    let one_dimensional = opts.launch.block[1] <= 1 && opts.launch.block[2] <= 1;
+    if dims >= 2 && one_dimensional && pa.funcs[fa.index()].reqntid.is_none() {
+        for &block in blocks_of_dims(dims) {
+            let cfg = LaunchConfig { block, ..opts.launch.clone() };
+            if completes(&tame, &cfg) {
+                chosen = Some((cfg, buffer_size, tame.clone()));
+                break;
+            }
+        }
+    }
+    let first = match chosen {
+        Some(_) => None,
+        None => run_function(pa, fa, &tame, &launch).err(),
+    };
+    let first_failed = first.as_ref().is_some_and(|e| e.class() != ErrorClass::CannotModel);
     // A long loop of work (not threads spinning on each other) that runs
     // out of steps in the tame trial gets a limit 16 times longer.
     if let Some(InterpError::StepLimit { spinning: false, .. }) = first {
@@ -603,11 +620,7 @@ const FALLBACK_FILLS: [u8; 2] = [0x00, 0xff];
 /// written for a 2D or 3D block (a 16x16 tile indexed by both): its shapes
 /// of those dimensions come first.
 fn calibration_candidates(error: &InterpError, opts: &DiffOptions, dims: usize) -> Vec<([u32; 3], usize, u32)> {
-    let blocks: &[[u32; 3]] = match dims {
-        3 => &[[8, 8, 4], [4, 4, 4], [16, 16, 1], [32, 8, 1]],
-        2 => &[[16, 16, 1], [32, 8, 1], [8, 8, 1], [16, 8, 1], [32, 32, 1]],
-        _ => &[],
-    };
+    let blocks = blocks_of_dims(dims);
     let (buf, dynamic, big) = (opts.buffer_size, opts.launch.dynamic_shared_bytes, 64 * 1024);
     let sizes: &[(usize, u32)] = match error {
         InterpError::MemoryFault { message, .. } if message.contains("misaligned") => return Vec::new(),
@@ -618,6 +631,15 @@ fn calibration_candidates(error: &InterpError, opts: &DiffOptions, dims: usize) 
     let flat =
         calibration_threads(error, opts).into_iter().map(|(threads, size, dynamic)| ([threads, 1, 1], size, dynamic));
     shaped.chain(flat).collect()
+}
+
+/// The blocks of `dims` dimensions tried, most common first (none for 1).
+fn blocks_of_dims(dims: usize) -> &'static [[u32; 3]] {
+    match dims {
+        3 => &[[8, 8, 4], [4, 4, 4], [16, 16, 1], [32, 8, 1]],
+        2 => &[[16, 16, 1], [32, 8, 1], [8, 8, 1], [16, 8, 1], [32, 32, 1]],
+        _ => &[],
+    }
 }
 
 /// How many block dimensions `func` reads: 3 if it reads `%tid.z` or

@@ -357,6 +357,31 @@ fn a_kernel_reading_tid_y_is_checked_on_a_2d_block() {
     assert!(text.contains("6 conclusive") && text.contains("block 16x16x1"), "{text}");
 }
 
+/// A kernel indexing by `%tid.y` runs on a 2D block even when the 1D
+/// default would complete too (where `%tid.y` is always 0 and half its
+/// arithmetic is never exercised); with a `.reqntid` the kernel's shape wins.
+#[test]
+fn a_kernel_reading_tid_y_prefers_a_2d_block_even_when_1d_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry grid2d(.param .u64 out)\n{\n\
+        \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
+        \tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
+        \tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %tid.y;\n\tmov.u32 %r3, %ntid.x;\n\
+        \tmad.lo.s32 %r4, %r2, %r3, %r1;\n\tmul.lo.s32 %r5, %r2, 1000;\n\tadd.s32 %r6, %r5, %r1;\n\
+        \tmul.wide.u32 %rd2, %r4, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r6;\n\tret;\n}\n";
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, ptx).unwrap();
+    let (code, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("6 conclusive") && text.contains("block 16x16x1"), "{text}");
+    let fixed = ptx.replace("(.param .u64 out)\n", "(.param .u64 out)\n.reqntid 32, 1, 1\n");
+    std::fs::write(&a, fixed).unwrap();
+    let (code, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("6 conclusive") && !text.contains("block 16x16x1"), "{text}");
+}
+
 /// A parameter that divides (`div`/`rem` by it) is drawn nonzero: no trial
 /// is lost to a division by zero the inputs made up.
 #[test]
@@ -548,6 +573,38 @@ fn every_known_value_kernel_is_conclusive_on_invented_inputs() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(files.len() >= 22, "{} known-value kernels", files.len());
+}
+
+/// PTX from NVRTC for CUDA sources the interpreter was not tuned on
+/// (`testdata/interp/nvrtc/README.md`): every kernel is checked
+/// conclusively on inputs invented from the PTX, except the one whose
+/// shuffle reads lanes outside its membermask, which is reported as the
+/// undefined behaviour it is.
+#[test]
+fn every_nvrtc_kernel_is_checked_on_invented_inputs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/interp/nvrtc");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    files.sort();
+    let mut kernels = 0;
+    let mut failures = Vec::new();
+    for f in &files {
+        let f = f.to_string_lossy();
+        let (_, text) = interp(&["diff", &f, &f]);
+        for line in text.lines().filter(|l| l.starts_with("kernel ")) {
+            kernels += 1;
+            let undefined_on_purpose = line.starts_with("kernel syncwarp_half: inconclusive")
+                && line.contains("shfl reads lane 16, which does not take part");
+            if !line.contains(": equivalent (") && !undefined_on_purpose {
+                failures.push(format!("{f}: {line}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(kernels, 16, "kernels in {}", dir.display());
 }
 
 /// `run` prints a module `.global` variable after the launch as values of
