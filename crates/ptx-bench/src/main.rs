@@ -98,6 +98,8 @@ struct Measured {
     times: Vec<Duration>,
     peak_rss: u64,
     input_rss: u64,
+    /// Instructions of the parsed module (the parse stage), else 0.
+    insts: u64,
 }
 
 impl Measured {
@@ -179,8 +181,18 @@ fn child(args: Vec<String>) -> ExitCode {
     }
     let peak = first_run_peak;
     let times: Vec<String> = times.iter().map(|t| format!("{:.6}", t.as_secs_f64())).collect();
-    println!("RESULT {bytes} {peak} {input_rss} {}", times.join(","));
+    // What the whole-module parse holds per instruction.
+    let insts: usize = match stage {
+        Stage::Parse => parsed.iter().flatten().map(instruction_count).sum(),
+        _ => 0,
+    };
+    println!("RESULT {bytes} {peak} {input_rss} {} {insts}", times.join(","));
     ExitCode::SUCCESS
+}
+
+/// The instructions of a module, over all its functions.
+fn instruction_count(module: &ptx_ir::Module) -> usize {
+    module.functions.iter().map(|(_, f)| f.inst_ids().count()).sum()
 }
 
 fn run_child(stage: &Stage, file: &str, times: usize, iters: usize) -> Result<Measured, String> {
@@ -201,7 +213,7 @@ fn run_child(stage: &Stage, file: &str, times: usize, iters: usize) -> Result<Me
         .get(3)
         .map(|t| t.split(',').filter_map(|x| x.parse::<f64>().ok()).map(Duration::from_secs_f64).collect())
         .unwrap_or_default();
-    Ok(Measured { bytes: num(0) as usize, times, peak_rss: num(1), input_rss: num(2) })
+    Ok(Measured { bytes: num(0) as usize, times, peak_rss: num(1), input_rss: num(2), insts: num(4) })
 }
 
 fn stage_line(name: &str, m: &Measured) {
@@ -218,6 +230,14 @@ fn stage_line(name: &str, m: &Measured) {
         m.peak_rss as f64 / m.bytes.max(1) as f64,
         (m.peak_rss as f64 - m.input_rss as f64) / MB,
     );
+    if m.insts > 0 {
+        println!(
+            "  {:<24} {} instructions: {:.0} bytes each after loading",
+            "",
+            m.insts,
+            (m.peak_rss as f64 - m.input_rss as f64) / m.insts as f64
+        );
+    }
 }
 
 /// The stages to run for the options.

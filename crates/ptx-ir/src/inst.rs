@@ -106,7 +106,14 @@ pub struct Guard {
 }
 
 /// An integer literal; the spelling is kept so the printer reproduces it.
+///
+/// Packed to 4-byte alignment, as is [`FloatImm`], so that an [`Operand`]
+/// is 24 bytes instead of 32 (a `u64` field would align the literal, and
+/// with it every operand, to 8 with padding): instructions are most of a
+/// parsed module's memory. Read the fields by value (`imm.bits`); a
+/// reference to one does not compile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C, packed(4))]
 pub struct IntImm {
     /// The value as a 64-bit two's complement pattern.
     pub bits: u64,
@@ -121,8 +128,10 @@ impl IntImm {
     }
 }
 
-/// A floating-point literal (`0f3F800000`, `0d...`, or decimal).
+/// A floating-point literal (`0f3F800000`, `0d...`, or decimal). Packed
+/// like [`IntImm`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C, packed(4))]
 pub struct FloatImm {
     /// Bits of the value: f32 bits for `0f`, f64 bits otherwise.
     pub bits: u64,

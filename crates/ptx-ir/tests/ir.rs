@@ -166,3 +166,15 @@ fn scalar_types_are_the_descriptions() {
         assert_eq!(class, d.class, "{t}");
     }
 }
+
+/// Instructions are most of a parsed module's memory (README, performance):
+/// an operand is 24 bytes (literals packed to 4-byte alignment) and an
+/// instruction 144. A change that grows them shows here first.
+#[test]
+fn instructions_and_operands_stay_small() {
+    use std::mem::size_of;
+    assert_eq!(size_of::<ptx_ir::IntImm>(), 16);
+    assert_eq!(size_of::<ptx_ir::FloatImm>(), 20);
+    assert_eq!(size_of::<ptx_ir::Operand>(), 24);
+    assert_eq!(size_of::<ptx_ir::Inst>(), 144);
+}

@@ -359,7 +359,8 @@ fn write_operand<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, op: &Operand,
         Operand::Special(n) => name(*n, out),
         Operand::Int(i) => {
             if seen.literal_values {
-                i.bits.hash(out);
+                let bits = i.bits;
+                bits.hash(out);
             }
         }
         Operand::Float(f) => f.single.hash(out),

@@ -468,7 +468,8 @@ pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
         Operand::Int(i) => match i.text {
             Some(t) => write_name(func, t, out),
             None => {
-                let _ = write!(out, "0x{:X}", i.bits);
+                let bits = i.bits;
+                let _ = write!(out, "0x{bits:X}");
             }
         },
         Operand::Float(f) => match f.text {
@@ -477,7 +478,8 @@ pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
                 let _ = write!(out, "0f{:08X}", f.bits as u32);
             }
             None => {
-                let _ = write!(out, "0d{:016X}", f.bits);
+                let bits = f.bits;
+                let _ = write!(out, "0d{bits:016X}");
             }
         },
         Operand::Address(a) => {
