@@ -411,7 +411,7 @@ fn diff_kernel(pa: &Program<'_>, pb: &Program<'_>, name: &str, opts: &DiffOption
         }
     }
     let candidates = match (&first, &chosen) {
-        (Some(e), None) => calibration_candidates(e, opts, dims),
+        (Some(e), None) => calibration_candidates(e, opts, dims, pa.max_dynamic_shared_bytes()),
         _ => Vec::new(),
     };
     for &(block, size, dynamic) in &candidates {
@@ -619,7 +619,12 @@ const FALLBACK_FILLS: [u8; 2] = [0x00, 0xff];
 /// A kernel that reads `%tid.y` or `%ntid.y` (`dims` 2) or `.z` (3) is
 /// written for a 2D or 3D block (a 16x16 tile indexed by both): its shapes
 /// of those dimensions come first.
-fn calibration_candidates(error: &InterpError, opts: &DiffOptions, dims: usize) -> Vec<([u32; 3], usize, u32)> {
+fn calibration_candidates(
+    error: &InterpError,
+    opts: &DiffOptions,
+    dims: usize,
+    max_dynamic: u32,
+) -> Vec<([u32; 3], usize, u32)> {
     let blocks = blocks_of_dims(dims);
     let (buf, dynamic, big) = (opts.buffer_size, opts.launch.dynamic_shared_bytes, 64 * 1024);
     let sizes: &[(usize, u32)] = match error {
@@ -628,8 +633,9 @@ fn calibration_candidates(error: &InterpError, opts: &DiffOptions, dims: usize) 
         _ => &[(buf, dynamic)],
     };
     let shaped = blocks.iter().flat_map(|&b| sizes.iter().map(move |&(size, dynamic)| (b, size, dynamic)));
-    let flat =
-        calibration_threads(error, opts).into_iter().map(|(threads, size, dynamic)| ([threads, 1, 1], size, dynamic));
+    let flat = calibration_threads(error, opts, max_dynamic)
+        .into_iter()
+        .map(|(threads, size, dynamic)| ([threads, 1, 1], size, dynamic));
     shaped.chain(flat).collect()
 }
 
@@ -661,8 +667,9 @@ fn block_dims_read(prog: &Program<'_>, func: ptx_ir::FuncId) -> usize {
     dims
 }
 
-/// The one-dimensional candidates: (threads, buffer bytes, dynamic shared bytes).
-fn calibration_threads(error: &InterpError, opts: &DiffOptions) -> Vec<(u32, usize, u32)> {
+/// The one-dimensional candidates: (threads, buffer bytes, dynamic shared
+/// bytes), the largest dynamic shared memory the target's maximum.
+fn calibration_threads(error: &InterpError, opts: &DiffOptions, max_dynamic: u32) -> Vec<(u32, usize, u32)> {
     let block = opts.launch.block[0];
     let (buf, dynamic) = (opts.buffer_size, opts.launch.dynamic_shared_bytes);
     let big = 64 * 1024;
@@ -676,8 +683,8 @@ fn calibration_threads(error: &InterpError, opts: &DiffOptions) -> Vec<(u32, usi
             (256, buf, dynamic),
             (128, big, big as u32),
             (256, big, big as u32),
-            (block, 1 << 20, 228 * 1024),
-            (128, 1 << 20, 228 * 1024),
+            (block, 1 << 20, max_dynamic),
+            (128, 1 << 20, max_dynamic),
             (512, buf, dynamic),
             // Code written for two warps (block-wide sorts of 64 threads).
             (64, buf, dynamic),

@@ -453,6 +453,27 @@ impl Program<'_> {
         })
     }
 
+    /// The most dynamic shared memory a block of the module's `.target`
+    /// may have (the CUDA programming guide's table of compute
+    /// capabilities: 96 KB on sm_70/72, 64 KB on sm_75, 163 KB on
+    /// sm_80/87, 99 KB on sm_86/89/120/121, 227 KB on sm_90 and sm_100 to
+    /// sm_110); 227 KB for a target not in the table.
+    pub fn max_dynamic_shared_bytes(&self) -> u32 {
+        let sm = self.module.target.iter().find_map(|t| {
+            t.strip_prefix("sm_")
+                .map(|n| n.trim_end_matches(|c: char| c.is_ascii_alphabetic()))
+                .and_then(|n| n.parse::<u32>().ok())
+        });
+        let kb = match sm {
+            Some(70 | 72) => 96,
+            Some(75) => 64,
+            Some(80 | 87) => 163,
+            Some(86 | 89 | 120 | 121) => 99,
+            _ => 227,
+        };
+        kb * 1024
+    }
+
     /// The functions `root` may run: itself, what it calls, and every
     /// function whose address it takes (indirect calls), transitively.
     pub fn reachable(&self, root: FuncId) -> Vec<bool> {

@@ -382,6 +382,26 @@ fn a_kernel_reading_tid_y_prefers_a_2d_block_even_when_1d_completes() {
     assert!(text.contains("6 conclusive") && !text.contains("block 16x16x1"), "{text}");
 }
 
+/// Dynamic shared memory grows in calibration up to what the module's
+/// target allows a block, not beyond: 100,000 bytes fit sm_80's 163 KB,
+/// not sm_75's 64 KB (where the kernel could not be launched).
+#[test]
+fn dynamic_shared_memory_grows_to_the_target_s_maximum_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
+        .extern .shared .align 4 .b8 dyn[];\n\
+        .visible .entry far(.param .u64 out)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\
+        \tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
+        \tmov.u32 %r1, %tid.x;\n\tst.shared.u32 [dyn+100000], %r1;\n\tld.shared.u32 %r2, [dyn+100000];\n\
+        \tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+    let a = dir.path().join("a.ptx");
+    for (target, conclusive) in [("sm_80", true), ("sm_75", false)] {
+        std::fs::write(&a, ptx.replace("sm_80", target)).unwrap();
+        let (_, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy()]);
+        assert_eq!(text.contains(": equivalent ("), conclusive, "{target}: {text}");
+    }
+}
+
 /// A parameter that divides (`div`/`rem` by it) is drawn nonzero: no trial
 /// is lost to a division by zero the inputs made up.
 #[test]
