@@ -23,7 +23,7 @@
 
 use crate::machine::{Buffer, KernelArgs};
 use crate::memory::{GLOBAL_BUFFER_BASE, GLOBAL_STRIDE};
-use crate::program::{declared_pointer, Binding, Formal, Program};
+use crate::program::{declared_pointer, Binding, Formal, FuncInfo, Program};
 use crate::rng::SplitMix64;
 use cranelift_entity::EntityRef;
 use ptx_ir::{AddrBase, FuncId, Opcode, Operand, RegId, ScalarType, StateSpace};
@@ -144,6 +144,35 @@ struct PointerFlow {
     block_offsets: Vec<bool>,
 }
 
+/// The sources of a taint analysis, a bit each (at most 64; later ones
+/// get no bit and are not followed).
+struct TaintSources<K>(Vec<K>);
+
+impl<K> Default for TaintSources<K> {
+    fn default() -> Self {
+        TaintSources(Vec::new())
+    }
+}
+
+impl<K: PartialEq + Copy> TaintSources<K> {
+    /// The bit of `key`, given one on first sight.
+    fn bit(&mut self, key: K) -> u64 {
+        match self.0.iter().position(|&s| s == key) {
+            Some(i) => 1 << i,
+            None if self.0.len() < 64 => {
+                self.0.push(key);
+                1 << (self.0.len() - 1)
+            }
+            None => 0,
+        }
+    }
+}
+
+/// The parameter a `.param` binding of the function names, by position.
+fn param_of_binding(info: &FuncInfo, b: Binding) -> Option<usize> {
+    info.params.iter().position(|fm| matches!((fm, b), (Formal::Mem(i), Binding::Frame(j)) if *i == j))
+}
+
 /// Which parameters' values reach an address (see the module comment).
 /// Each taint bit stands for a source: a register parameter, or one
 /// `ld.param` word (parameter and offset; at most 64 sources).
@@ -160,23 +189,11 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
         block_offsets: vec![false; nparams],
     };
     // The sources: (parameter, offset); register parameters have offset 0.
-    let mut sources: Vec<(usize, u64)> = Vec::new();
-    let param_index = |b: Binding| -> Option<usize> {
-        info.params.iter().position(|fm| matches!((fm, b), (Formal::Mem(i), Binding::Frame(j)) if *i == j))
-    };
-    let source_bit = |sources: &mut Vec<(usize, u64)>, key: (usize, u64)| -> u64 {
-        match sources.iter().position(|&s| s == key) {
-            Some(i) => 1 << i,
-            None if sources.len() < 64 => {
-                sources.push(key);
-                1 << (sources.len() - 1)
-            }
-            None => 0,
-        }
-    };
+    let mut sources = TaintSources::default();
+    let param_index = |b: Binding| param_of_binding(info, b);
     for (k, fm) in info.params.iter().enumerate() {
         if let Formal::Reg(r, _) = fm {
-            taint[r.index()] |= source_bit(&mut sources, (k, 0));
+            taint[r.index()] |= sources.bit((k, 0));
         }
     }
     let regs_of = |op: &Operand, out: &mut Vec<RegId>| op.for_each_reg(&mut |r, _| out.push(r));
@@ -225,12 +242,12 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
                                         for (i, e) in elems.iter().enumerate() {
                                             let mut rs = Vec::new();
                                             regs_of(e, &mut rs);
-                                            let bit = source_bit(&mut sources, (k, base + i as u64 * width));
+                                            let bit = sources.bit((k, base + i as u64 * width));
                                             set(&rs, bit, &mut taint);
                                         }
                                     }
                                     _ => {
-                                        let bit = source_bit(&mut sources, (k, base));
+                                        let bit = sources.bit((k, base));
                                         set(&dst, bit, &mut taint);
                                     }
                                 }
@@ -315,7 +332,7 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
             }
         }
     }
-    for (i, &(k, offset)) in sources.iter().enumerate() {
+    for (i, &(k, offset)) in sources.0.iter().enumerate() {
         if divides & (1 << i) != 0 && offset == 0 {
             flow.divisors[k] = true;
         }
@@ -347,23 +364,11 @@ fn offset_alignment(prog: &Program<'_>, func: FuncId) -> Vec<u64> {
     let mut taint = vec![0u64; f.regs.len()];
     // The power of two the tainted terms of a register are multiplied by.
     let mut scale = vec![u64::MAX; f.regs.len()];
-    let mut sources: Vec<usize> = Vec::new();
-    let mut source_bit = |k: usize| -> u64 {
-        match sources.iter().position(|&s| s == k) {
-            Some(i) => 1 << i,
-            None if sources.len() < 64 => {
-                sources.push(k);
-                1 << (sources.len() - 1)
-            }
-            None => 0,
-        }
-    };
-    let param_index = |b: Binding| -> Option<usize> {
-        info.params.iter().position(|fm| matches!((fm, b), (Formal::Mem(i), Binding::Frame(j)) if *i == j))
-    };
+    let mut sources = TaintSources::default();
+    let param_index = |b: Binding| param_of_binding(info, b);
     for (k, fm) in info.params.iter().enumerate() {
         if let Formal::Reg(r, _) = fm {
-            taint[r.index()] = source_bit(k);
+            taint[r.index()] = sources.bit(k);
             scale[r.index()] = 1;
         }
     }
@@ -401,7 +406,7 @@ fn offset_alignment(prog: &Program<'_>, func: FuncId) -> Vec<u64> {
                         if let AddrBase::Symbol(name) = a.base {
                             let k = info.bindings.get(&(pc as u32, name)).copied().and_then(param_index);
                             if let (Some(k), 0) = (k, a.offset) {
-                                merge(source_bit(k), 1);
+                                merge(sources.bit(k), 1);
                             }
                         }
                     }
@@ -465,7 +470,7 @@ fn offset_alignment(prog: &Program<'_>, func: FuncId) -> Vec<u64> {
             }
         }
     }
-    for (i, &k) in sources.iter().enumerate() {
+    for (i, &k) in sources.0.iter().enumerate() {
         if needs & (1 << i) != 0 {
             need[k] = need[k].max(need_of[i]);
         }

@@ -16,6 +16,18 @@ fn interp(args: &[&str]) -> (i32, String) {
     )
 }
 
+/// `ptx-interp diff` of `ptx` (written to a scratch file) with itself,
+/// with `args` after the files.
+fn diff_itself(ptx: &str, args: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, ptx).unwrap();
+    let a = a.to_string_lossy();
+    let mut all = vec!["diff", &a, &a];
+    all.extend_from_slice(args);
+    interp(&all)
+}
+
 fn known_values_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/interp/known-values")
 }
@@ -341,7 +353,6 @@ fn printf_text_is_part_of_what_diff_compares() {
 /// tried on 2D blocks first, and the check says which it used.
 #[test]
 fn a_kernel_reading_tid_y_is_checked_on_a_2d_block() {
-    let dir = tempfile::tempdir().unwrap();
     let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
         .visible .entry tile16(.param .u64 out)\n{\n\
         \t.shared .align 4 .b8 tile[1024];\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
@@ -350,9 +361,7 @@ fn a_kernel_reading_tid_y_is_checked_on_a_2d_block() {
         \tmad.lo.s32 %r3, %r1, 16, %r2;\n\tshl.b32 %r4, %r3, 2;\n\tmov.u32 %r5, tile;\n\tadd.s32 %r5, %r5, %r4;\n\
         \tst.shared.u32 [%r5], %r3;\n\tbar.sync 0;\n\tld.shared.u32 %r6, [%r5];\n\
         \tmul.wide.u32 %rd2, %r3, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r6;\n\tret;\n}\n";
-    let a = dir.path().join("a.ptx");
-    std::fs::write(&a, ptx).unwrap();
-    let (code, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy()]);
+    let (code, text) = diff_itself(ptx, &[]);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("6 conclusive") && text.contains("block 16x16x1"), "{text}");
 }
@@ -362,7 +371,6 @@ fn a_kernel_reading_tid_y_is_checked_on_a_2d_block() {
 /// arithmetic is never exercised); with a `.reqntid` the kernel's shape wins.
 #[test]
 fn a_kernel_reading_tid_y_prefers_a_2d_block_even_when_1d_completes() {
-    let dir = tempfile::tempdir().unwrap();
     let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
         .visible .entry grid2d(.param .u64 out)\n{\n\
         \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
@@ -370,14 +378,11 @@ fn a_kernel_reading_tid_y_prefers_a_2d_block_even_when_1d_completes() {
         \tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %tid.y;\n\tmov.u32 %r3, %ntid.x;\n\
         \tmad.lo.s32 %r4, %r2, %r3, %r1;\n\tmul.lo.s32 %r5, %r2, 1000;\n\tadd.s32 %r6, %r5, %r1;\n\
         \tmul.wide.u32 %rd2, %r4, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r6;\n\tret;\n}\n";
-    let a = dir.path().join("a.ptx");
-    std::fs::write(&a, ptx).unwrap();
-    let (code, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy()]);
+    let (code, text) = diff_itself(ptx, &[]);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("6 conclusive") && text.contains("block 16x16x1"), "{text}");
     let fixed = ptx.replace("(.param .u64 out)\n", "(.param .u64 out)\n.reqntid 32, 1, 1\n");
-    std::fs::write(&a, fixed).unwrap();
-    let (code, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy()]);
+    let (code, text) = diff_itself(&fixed, &[]);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("6 conclusive") && !text.contains("block 16x16x1"), "{text}");
 }
@@ -387,17 +392,14 @@ fn a_kernel_reading_tid_y_prefers_a_2d_block_even_when_1d_completes() {
 /// not sm_75's 64 KB (where the kernel could not be launched).
 #[test]
 fn dynamic_shared_memory_grows_to_the_target_s_maximum_only() {
-    let dir = tempfile::tempdir().unwrap();
     let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
         .extern .shared .align 4 .b8 dyn[];\n\
         .visible .entry far(.param .u64 out)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\
         \tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
         \tmov.u32 %r1, %tid.x;\n\tst.shared.u32 [dyn+100000], %r1;\n\tld.shared.u32 %r2, [dyn+100000];\n\
         \tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
-    let a = dir.path().join("a.ptx");
     for (target, conclusive) in [("sm_80", true), ("sm_75", false)] {
-        std::fs::write(&a, ptx.replace("sm_80", target)).unwrap();
-        let (_, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy()]);
+        let (_, text) = diff_itself(&ptx.replace("sm_80", target), &[]);
         assert_eq!(text.contains(": equivalent ("), conclusive, "{target}: {text}");
     }
 }
@@ -406,16 +408,13 @@ fn dynamic_shared_memory_grows_to_the_target_s_maximum_only() {
 /// is lost to a division by zero the inputs made up.
 #[test]
 fn a_parameter_that_divides_is_never_zero() {
-    let dir = tempfile::tempdir().unwrap();
     let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
         .visible .entry divk(.param .u64 out, .param .u32 n)\n{\n\
         \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
         \tld.param.u64 %rd1, [out];\n\tld.param.u32 %r2, [n];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
         \tmov.u32 %r1, %tid.x;\n\tdiv.u32 %r3, %r1, %r2;\n\trem.u32 %r4, %r1, %r2;\n\tadd.s32 %r5, %r3, %r4;\n\
         \tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r5;\n\tret;\n}\n";
-    let a = dir.path().join("a.ptx");
-    std::fs::write(&a, ptx).unwrap();
-    let (code, text) = interp(&["diff", &a.to_string_lossy(), &a.to_string_lossy(), "--trials", "12"]);
+    let (code, text) = diff_itself(ptx, &["--trials", "12"]);
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("12 trials, 12 conclusive"), "{text}");
 }
