@@ -5,8 +5,9 @@
 //! Threads run sequentially: each runs until it exits or must wait (at
 //! `bar.sync`, or at a warp collective such as `shfl.sync`). When no thread
 //! can run, the scheduler completes every warp collective whose
-//! participants all wait at the same instruction, then every barrier whose
-//! participants have all arrived, and lets the released threads run again.
+//! participants all wait (the non-exited lanes of a `.sync` mask, at
+//! instructions of one form), then every barrier whose participants have
+//! all arrived, and lets the released threads run again.
 //! This is one valid interleaving of the program, so the result is
 //! deterministic; programs whose meaning depends on the interleaving (data
 //! races) are checked under this one schedule only.
