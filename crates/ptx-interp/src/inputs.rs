@@ -79,6 +79,10 @@ pub struct ParamSpec {
     /// is aligned whenever the kernel's own arithmetic keeps it so (a
     /// `float4` load at `p + 4 * k` needs `k` a multiple of 4). 1 if none.
     pub multiple_of: u64,
+    /// For a struct passed by value: (byte offset, multiple) of the 32-bit
+    /// words loaded from it that offset an aligned access, as
+    /// [`ParamSpec::multiple_of`] for a scalar.
+    pub word_multiples: Vec<(u64, u64)>,
 }
 
 /// Infers how to fill each parameter of `func`.
@@ -123,8 +127,22 @@ pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
         };
         let divisor = flow.divisors.get(k).copied().unwrap_or(false);
         let block_offset = flow.block_offsets.get(k).copied().unwrap_or(false);
-        let multiple_of = alignment.get(k).copied().unwrap_or(1);
-        specs.push(ParamSpec { name: var.name.clone(), kind, size, pointer_words, divisor, block_offset, multiple_of });
+        let multiples = alignment.iter().filter(|a| a.0 == k);
+        let multiple_of = multiples.clone().filter(|a| a.1 == 0).map(|a| a.2).max().unwrap_or(1);
+        let word_multiples = match kind {
+            ParamKind::Bytes => multiples.map(|&(_, offset, m)| (offset, m)).collect(),
+            _ => Vec::new(),
+        };
+        specs.push(ParamSpec {
+            name: var.name.clone(),
+            kind,
+            size,
+            pointer_words,
+            divisor,
+            block_offset,
+            multiple_of,
+            word_multiples,
+        });
     }
     specs
 }
@@ -349,18 +367,19 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
     flow
 }
 
-/// Per parameter: the multiple its value must be for the accesses whose
-/// addresses it offsets to stay aligned (see [`ParamSpec::multiple_of`]).
+/// (parameter, byte offset of the loaded word, multiple) for each integer
+/// parameter, or word of a struct passed by value, whose value must be a
+/// multiple for the accesses whose addresses it offsets to stay aligned
+/// (see [`ParamSpec::multiple_of`]).
 ///
 /// Each register carries the parameters whose values reach it (a bit per
 /// source, as in [`pointer_params`], but through multiplications and
 /// shifts too) and the power of two every such term is known to be scaled
 /// by: `k * 16` or `k << 4` keeps any `k` 16-byte aligned, `k * 4` needs
 /// `k` a multiple of 4 for a 16-byte access.
-fn offset_alignment(prog: &Program<'_>, func: FuncId) -> Vec<u64> {
+fn offset_alignment(prog: &Program<'_>, func: FuncId) -> Vec<(usize, u64, u64)> {
     let f = &prog.module.functions[func];
     let info = &prog.funcs[func.index()];
-    let mut need = vec![1u64; info.params.len()];
     let mut taint = vec![0u64; f.regs.len()];
     // The power of two the tainted terms of a register are multiplied by.
     let mut scale = vec![u64::MAX; f.regs.len()];
@@ -368,7 +387,7 @@ fn offset_alignment(prog: &Program<'_>, func: FuncId) -> Vec<u64> {
     let param_index = |b: Binding| param_of_binding(info, b);
     for (k, fm) in info.params.iter().enumerate() {
         if let Formal::Reg(r, _) = fm {
-            taint[r.index()] = sources.bit(k);
+            taint[r.index()] = sources.bit((k, 0));
             scale[r.index()] = 1;
         }
     }
@@ -404,9 +423,10 @@ fn offset_alignment(prog: &Program<'_>, func: FuncId) -> Vec<u64> {
                 Ld if inst.space() == Some(StateSpace::Param) && !matches!(ops.first(), Some(Operand::Vector(_))) => {
                     if let Some(Operand::Address(a)) = ops.get(1) {
                         if let AddrBase::Symbol(name) = a.base {
+                            // A scalar, or a word of a struct passed by value.
                             let k = info.bindings.get(&(pc as u32, name)).copied().and_then(param_index);
-                            if let (Some(k), 0) = (k, a.offset) {
-                                merge(sources.bit(k), 1);
+                            if let (Some(k), Ok(offset)) = (k, u64::try_from(a.offset)) {
+                                merge(sources.bit((k, offset)), 1);
                             }
                         }
                     }
@@ -470,12 +490,7 @@ fn offset_alignment(prog: &Program<'_>, func: FuncId) -> Vec<u64> {
             }
         }
     }
-    for (i, &k) in sources.0.iter().enumerate() {
-        if needs & (1 << i) != 0 {
-            need[k] = need[k].max(need_of[i]);
-        }
-    }
-    need
+    sources.0.iter().enumerate().filter(|(i, _)| needs & (1 << i) != 0).map(|(i, &(k, o))| (k, o, need_of[i])).collect()
 }
 
 /// The seed of the random stream of trial `k` of a run seeded with `seed`
@@ -521,6 +536,17 @@ fn float_bits(f: f64, bits: u32) -> u64 {
             crate::softfloat::F16,
             crate::softfloat::Mode::NearestEven,
         ),
+    }
+}
+
+/// `v` as a multiple of `multiple` (an offset of aligned accesses):
+/// rounded up in the tame trial (1..=100 stays nonzero), down in the others.
+fn round_to_multiple(v: u64, multiple: u64, tame: bool) -> u64 {
+    let m = multiple.max(1);
+    if tame {
+        v.div_ceil(m) * m
+    } else {
+        v / m * m
     }
 }
 
@@ -589,13 +615,9 @@ pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize)
                 } else {
                     rng.next_u64()
                 };
-                // An offset of aligned accesses is a multiple of their
-                // alignment: rounded up in the tame trial (1..=100 stays
-                // nonzero), down in the others.
-                let a = spec.multiple_of.max(1);
-                let v = if tame { v.div_ceil(a) * a } else { v / a * a };
+                let v = round_to_multiple(v, spec.multiple_of, tame);
                 // A divisor is never 0 (1 instead, or the multiple).
-                let v = if spec.divisor && v & m == 0 { a } else { v & m };
+                let v = if spec.divisor && v & m == 0 { spec.multiple_of.max(1) } else { v & m };
                 v.to_le_bytes()[..size.min(8)].to_vec()
             }
             ParamKind::Float { bits } => {
@@ -638,6 +660,14 @@ pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize)
                         if let Some(w) = b.get_mut(at..at + 8) {
                             w.copy_from_slice(&(base + 64 * k as u64).to_le_bytes());
                         }
+                    }
+                }
+                for &(offset, multiple) in &spec.word_multiples {
+                    let at = offset as usize;
+                    if let Some(w) = b.get_mut(at..at + 4).filter(|_| !words.contains(&(offset & !7))) {
+                        let v = u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                        let v = round_to_multiple(v, multiple, tame) as u32;
+                        w.copy_from_slice(&v.to_le_bytes());
                     }
                 }
                 b

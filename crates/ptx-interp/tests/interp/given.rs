@@ -571,6 +571,53 @@ fn a_long_loop_gets_a_longer_step_limit_and_the_report_counts_instructions() {
     assert!(text.contains("step limit of 20000 instructions reached") && !text.contains("spinning"), "{text}");
 }
 
+/// The same for a word of a struct passed by value: `k` at byte 8 of `s`
+/// scales by 4 under a 16-byte load through the pointer at byte 0, so it
+/// is a multiple of 4 (the pointer word is left alone).
+#[test]
+fn a_struct_word_offsetting_a_vector_access_is_drawn_aligned() {
+    let dir = tempfile::tempdir().unwrap();
+    let ptx = ".version 7.0\n\
+        .target sm_80\n\
+        .address_size 64\n\
+        .visible .entry by_struct(.param .u64 out, .param .align 8 .b8 s[16])\n\
+        {\n\
+        \t.reg .b32 %r<8>;\n\
+        \t.reg .f32 %f<8>;\n\
+        \t.reg .b64 %rd<12>;\n\
+        \tld.param.u64 %rd1, [out];\n\
+        \tld.param.u64 %rd2, [s];\n\
+        \tld.param.u32 %r1, [s+8];\n\
+        \tcvta.to.global.u64 %rd1, %rd1;\n\
+        \tcvta.to.global.u64 %rd2, %rd2;\n\
+        \tmul.wide.u32 %rd3, %r1, 4;\n\
+        \tadd.s64 %rd4, %rd2, %rd3;\n\
+        \tld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd4];\n\
+        \tadd.f32 %f5, %f1, %f4;\n\
+        \tmov.u32 %r2, %tid.x;\n\
+        \tmul.wide.u32 %rd5, %r2, 4;\n\
+        \tadd.s64 %rd6, %rd1, %rd5;\n\
+        \tst.global.f32 [%rd6], %f5;\n\
+        \tret;\n\
+        }\n";
+    let a = dir.path().join("a.ptx");
+    std::fs::write(&a, ptx).unwrap();
+    let a = a.to_string_lossy();
+    for seed in 1..=8 {
+        for trial in ["0", "1", "2"] {
+            let (_, text) = interp(&["run", &a, "--seed", &seed.to_string(), "--trial", trial]);
+            let line = text.lines().find(|l| l.starts_with("param s (bytes) = 0x")).unwrap();
+            // Printed as one number, byte 15 first: bytes 8..12 are digits 8..16.
+            let hex = line.rsplit("0x").next().unwrap();
+            let k = u32::from_str_radix(&hex[8..16], 16).unwrap();
+            assert_eq!(k % 4, 0, "seed {seed} trial {trial}: {text}");
+            assert_eq!(&hex[16..], "0000001001000000", "the pointer word: {text}");
+        }
+    }
+    let (code, text) = diff_itself(ptx, &[]);
+    assert_eq!(code, 0, "{text}");
+}
+
 /// Every kernel of the known-value set is also checked conclusively on
 /// invented inputs (`diff F F`: every trial conclusive), the launch shape,
 /// dynamic shared memory and inputs chosen without its `.run` file.
