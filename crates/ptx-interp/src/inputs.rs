@@ -83,7 +83,18 @@ pub struct ParamSpec {
     /// words loaded from it that offset an aligned access, as
     /// [`ParamSpec::multiple_of`] for a scalar.
     pub word_multiples: Vec<(u64, u64)>,
+    /// An integer compared with another value (`setp`): a size, a bound, a
+    /// count. `Some(signed)`: whether a comparison is signed. Outside the
+    /// tame trial its large positive values are cut below
+    /// [`SIZE_LIKE_LIMIT`] (a loop to 2^31 or an index past every buffer
+    /// makes a trial say nothing); 0, 1, negative values of a signed
+    /// comparison and the others stay.
+    pub compared: Option<bool>,
 }
+
+/// Outside the tame trial, a compared integer above this is reduced
+/// modulo it (see [`ParamSpec::compared`]).
+pub const SIZE_LIKE_LIMIT: u64 = 256;
 
 /// Infers how to fill each parameter of `func`.
 pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
@@ -127,6 +138,7 @@ pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
         };
         let divisor = flow.divisors.get(k).copied().unwrap_or(false);
         let block_offset = flow.block_offsets.get(k).copied().unwrap_or(false);
+        let compared = flow.compared.get(k).copied().flatten();
         let multiples = alignment.iter().filter(|a| a.0 == k);
         let multiple_of = multiples.clone().filter(|a| a.1 == 0).map(|a| a.2).max().unwrap_or(1);
         let word_multiples = match kind {
@@ -142,6 +154,7 @@ pub fn infer_params(prog: &Program<'_>, func: FuncId) -> Vec<ParamSpec> {
             block_offset,
             multiple_of,
             word_multiples,
+            compared,
         });
     }
     specs
@@ -158,6 +171,9 @@ struct PointerFlow {
     loaded: Vec<bool>,
     /// Per parameter: its value reaches the divisor of an integer division.
     divisors: Vec<bool>,
+    /// Per parameter: its value is compared (`setp` of integers), and
+    /// whether any such comparison is signed.
+    compared: Vec<Option<bool>>,
     /// Per parameter: its value is added to `%ctaid`.
     block_offsets: Vec<bool>,
 }
@@ -204,6 +220,7 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
         words: Vec::new(),
         loaded: vec![false; nparams],
         divisors: vec![false; nparams],
+        compared: vec![None; nparams],
         block_offsets: vec![false; nparams],
     };
     // The sources: (parameter, offset); register parameters have offset 0.
@@ -217,6 +234,7 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
     let regs_of = |op: &Operand, out: &mut Vec<RegId>| op.for_each_reg(&mut |r, _| out.push(r));
     let mut marked = 0u64;
     let mut divides = 0u64;
+    let (mut compared, mut compared_signed) = (0u64, 0u64);
     // Registers holding `%ctaid` (moved or converted), and the sources
     // added to one.
     let mut holds_ctaid = vec![false; f.regs.len()];
@@ -348,6 +366,17 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
                     divides |= taint[r.index()];
                 }
             }
+            if inst.opcode == Opcode::Setp && integer {
+                let signed = inst.types().next().is_some_and(|t| t.is_signed());
+                for op in inst.operands.iter().skip(1) {
+                    if let Operand::Reg(r) = op {
+                        compared |= taint[r.index()];
+                        if signed {
+                            compared_signed |= taint[r.index()];
+                        }
+                    }
+                }
+            }
         }
     }
     for (i, &(k, offset)) in sources.0.iter().enumerate() {
@@ -356,6 +385,9 @@ fn pointer_params(prog: &Program<'_>, func: FuncId) -> PointerFlow {
         }
         if offsets_ctaid & (1 << i) != 0 && offset == 0 {
             flow.block_offsets[k] = true;
+        }
+        if compared & (1 << i) != 0 && offset == 0 {
+            flow.compared[k] = Some(compared_signed & (1 << i) != 0);
         }
         if marked & (1 << i) != 0 {
             flow.params[k] = true;
@@ -539,6 +571,18 @@ fn float_bits(f: f64, bits: u32) -> u64 {
     }
 }
 
+/// `v`, an integer of `bits` bits that is compared, with its large
+/// positive values cut below [`SIZE_LIKE_LIMIT`] (negative ones kept where
+/// the comparison is signed).
+fn size_like(v: u64, bits: u32, signed: bool) -> u64 {
+    let negative = signed && bits <= 64 && (v >> (bits - 1)) & 1 == 1;
+    if negative || v < SIZE_LIKE_LIMIT {
+        v
+    } else {
+        v % SIZE_LIKE_LIMIT
+    }
+}
+
 /// `v` as a multiple of `multiple` (an offset of aligned accesses):
 /// rounded up in the tame trial (1..=100 stays nonzero), down in the others.
 fn round_to_multiple(v: u64, multiple: u64, tame: bool) -> u64 {
@@ -614,6 +658,10 @@ pub fn make_args(specs: &[ParamSpec], seed: u64, trial: u32, buffer_size: usize)
                     rng.below(65)
                 } else {
                     rng.next_u64()
+                };
+                let v = match spec.compared {
+                    Some(signed) if !tame => size_like(v & m, bits, signed),
+                    _ => v,
                 };
                 let v = round_to_multiple(v, spec.multiple_of, tame);
                 // A divisor is never 0 (1 instead, or the multiple).

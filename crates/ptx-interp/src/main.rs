@@ -334,6 +334,8 @@ fn coverage(files: &[String], trials: u32, list: bool) -> ExitCode {
     let mut conclusive = 0usize;
     let mut causes: std::collections::BTreeMap<String, usize> = Default::default();
     let mut unreadable = 0usize;
+    // Of the conclusive kernels: trials run and trials compared.
+    let (mut trials_run, mut trials_compared) = (0u64, 0u64);
     for path in files {
         let module = match load(path) {
             Ok(m) => m,
@@ -346,7 +348,11 @@ fn coverage(files: &[String], trials: u32, list: bool) -> ExitCode {
         for k in diff_modules(&module, &module, &opts).kernels {
             kernels += 1;
             match k.cause() {
-                None => conclusive += 1,
+                None => {
+                    conclusive += 1;
+                    trials_run += u64::from(k.trials);
+                    trials_compared += u64::from(k.conclusive);
+                }
                 Some(cause) => {
                     if list {
                         println!("{path} {}: {cause}", k.name);
@@ -358,6 +364,8 @@ fn coverage(files: &[String], trials: u32, list: bool) -> ExitCode {
     }
     let percent = if kernels == 0 { 0.0 } else { 100.0 * conclusive as f64 / kernels as f64 };
     println!("files {}, kernels {kernels}, conclusive {conclusive} ({percent:.1}%)", files.len() - unreadable);
+    let share = if trials_run == 0 { 0.0 } else { 100.0 * trials_compared as f64 / trials_run as f64 };
+    println!("trials of the conclusive kernels: {trials_compared} of {trials_run} compared ({share:.1}%)");
     let mut rows: Vec<(String, usize)> = causes.into_iter().collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     for (cause, n) in rows {

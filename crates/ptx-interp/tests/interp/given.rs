@@ -618,6 +618,27 @@ fn a_struct_word_offsetting_a_vector_access_is_drawn_aligned() {
     assert_eq!(code, 0, "{text}");
 }
 
+/// A compared integer (a loop bound, a size) keeps its small and negative
+/// edge values outside the tame trial, but not 2^31 - 1 or 0xffff: a
+/// grid-stride loop to `n` over a 4 KiB buffer is compared in every trial.
+#[test]
+fn a_compared_parameter_is_drawn_within_reach_in_every_trial() {
+    for (cmp, name) in [("lt.u32", "unsigned"), ("lt.s32", "signed")] {
+        let ptx = format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n\
+            .visible .entry fill(.param .u64 out, .param .u32 n)\n{{\n\
+            \t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
+            \tld.param.u64 %rd1, [out];\n\tld.param.u32 %r2, [n];\n\tcvta.to.global.u64 %rd1, %rd1;\n\
+            \tmov.u32 %r1, %tid.x;\n\tsetp.{cmp} %p1, %r1, %r2;\n\t@!%p1 bra DONE;\nLOOP:\n\
+            \tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\
+            \tadd.s32 %r1, %r1, 64;\n\tsetp.{cmp} %p1, %r1, %r2;\n\t@%p1 bra LOOP;\nDONE:\n\tret;\n}}\n"
+        );
+        let (code, text) = diff_itself(&ptx, &["--trials", "12"]);
+        assert_eq!(code, 0, "{name}: {text}");
+        assert!(text.contains("12 trials, 12 conclusive"), "{name}: {text}");
+    }
+}
+
 /// Every kernel of the known-value set is also checked conclusively on
 /// invented inputs (`diff F F`: every trial conclusive), the launch shape,
 /// dynamic shared memory and inputs chosen without its `.run` file.
