@@ -3030,9 +3030,13 @@ impl<'a, 'p> Ctx<'a, 'p> {
             let old = from_bytes(&self.read_bytes(at, space, at_elem, len)?);
             let b = self.value(at, b_op, t)?;
             let new = if let Some((fmt, lanes, lane_bits)) = float_lanes(t) {
-                if !matches!(op, Word::ADD | Word::EXCH | Word::MIN | Word::MAX)
-                    || (op != Word::ADD && op != Word::EXCH && elements == 1)
-                {
+                // min/max of floats exist only in the vector forms.
+                let modelled = match op {
+                    Word::ADD | Word::EXCH => true,
+                    Word::MIN | Word::MAX => elements > 1,
+                    _ => false,
+                };
+                if !modelled {
                     return Err(self.unsupported_because(at, "floating-point atomic operation"));
                 }
                 if op == Word::EXCH {

@@ -445,11 +445,16 @@ impl Program<'_> {
     /// independent thread scheduling): the lanes of a `.sync` warp
     /// collective must then meet at one instruction.
     pub fn targets_before_sm_70(&self) -> bool {
-        self.module.target.iter().any(|t| {
+        self.sm().is_some_and(|n| n < 70)
+    }
+
+    /// The number of the module's `sm_` target (90 for `sm_90a`), if it
+    /// names one.
+    fn sm(&self) -> Option<u32> {
+        self.module.target.iter().find_map(|t| {
             t.strip_prefix("sm_")
                 .map(|n| n.trim_end_matches(|c: char| c.is_ascii_alphabetic()))
                 .and_then(|n| n.parse::<u32>().ok())
-                .is_some_and(|n| n < 70)
         })
     }
 
@@ -459,12 +464,7 @@ impl Program<'_> {
     /// sm_80/87, 99 KB on sm_86/89/120/121, 227 KB on sm_90 and sm_100 to
     /// sm_110); 227 KB for a target not in the table.
     pub fn max_dynamic_shared_bytes(&self) -> u32 {
-        let sm = self.module.target.iter().find_map(|t| {
-            t.strip_prefix("sm_")
-                .map(|n| n.trim_end_matches(|c: char| c.is_ascii_alphabetic()))
-                .and_then(|n| n.parse::<u32>().ok())
-        });
-        let kb = match sm {
+        let kb = match self.sm() {
             Some(70 | 72) => 96,
             Some(75) => 64,
             Some(80 | 87) => 163,

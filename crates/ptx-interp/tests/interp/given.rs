@@ -16,13 +16,20 @@ fn interp(args: &[&str]) -> (i32, String) {
     )
 }
 
-/// `ptx-interp diff` of `ptx` (written to a scratch file) with itself,
-/// with `args` after the files.
-fn diff_itself(ptx: &str, args: &[&str]) -> (i32, String) {
+/// `ptx` in a file of a fresh scratch directory (kept while the first
+/// value lives), and the file's path.
+fn scratch_file(ptx: &str) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a.ptx");
     std::fs::write(&a, ptx).unwrap();
-    let a = a.to_string_lossy();
+    let path = a.to_string_lossy().into_owned();
+    (dir, path)
+}
+
+/// `ptx-interp diff` of `ptx` (written to a scratch file) with itself,
+/// with `args` after the files.
+fn diff_itself(ptx: &str, args: &[&str]) -> (i32, String) {
+    let (_dir, a) = scratch_file(ptx);
     let mut all = vec!["diff", &a, &a];
     all.extend_from_slice(args);
     interp(&all)
@@ -426,7 +433,6 @@ fn a_parameter_that_divides_is_never_zero() {
 /// forever, the check falls back to one block and says so.
 #[test]
 fn a_look_back_scan_is_checked_on_one_block_from_tile_zero() {
-    let dir = tempfile::tempdir().unwrap();
     let ptx = ".version 7.0\n\
         .target sm_80\n\
         .address_size 64\n\
@@ -470,9 +476,7 @@ fn a_look_back_scan_is_checked_on_one_block_from_tile_zero() {
         DONE:\n\
         \tret;\n\
         }\n";
-    let a = dir.path().join("a.ptx");
-    std::fs::write(&a, ptx).unwrap();
-    let a = a.to_string_lossy();
+    let (_dir, a) = scratch_file(ptx);
     let (code, text) = interp(&["diff", &a, &a, "--step-limit", "20000"]);
     assert_eq!(code, 0, "{text}");
     // Equivalent: at least one trial (the tame one) was conclusive.
@@ -490,7 +494,6 @@ fn a_look_back_scan_is_checked_on_one_block_from_tile_zero() {
 /// load a multiple of 8 (the pointers themselves are aligned buffers).
 #[test]
 fn an_offset_of_a_vector_access_is_drawn_aligned() {
-    let dir = tempfile::tempdir().unwrap();
     let ptx = ".version 7.0\n\
         .target sm_80\n\
         .address_size 64\n\
@@ -521,9 +524,7 @@ fn an_offset_of_a_vector_access_is_drawn_aligned() {
         \tst.global.u64 [%rd6+8], %rd9;\n\
         \tret;\n\
         }\n";
-    let a = dir.path().join("a.ptx");
-    std::fs::write(&a, ptx).unwrap();
-    let a = a.to_string_lossy();
+    let (_dir, a) = scratch_file(ptx);
     let value = |text: &str, name: &str| {
         let line = text.lines().find(|l| l.starts_with(&format!("param {name} ("))).unwrap();
         u32::from_str_radix(line.rsplit("0x").next().unwrap(), 16).unwrap()
@@ -548,7 +549,6 @@ fn an_offset_of_a_vector_access_is_drawn_aligned() {
 /// instructions the kernel executed and with which limit.
 #[test]
 fn a_long_loop_gets_a_longer_step_limit_and_the_report_counts_instructions() {
-    let dir = tempfile::tempdir().unwrap();
     let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n\
         .visible .entry long_sum(.param .u64 out)\n{\n\
         \t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
@@ -556,9 +556,7 @@ fn a_long_loop_gets_a_longer_step_limit_and_the_report_counts_instructions() {
         \tmov.u32 %r1, 0;\n\tmov.u32 %r2, 0;\nLOOP:\n\tadd.u32 %r1, %r1, %r2;\n\tadd.u32 %r2, %r2, 1;\n\
         \tsetp.lt.u32 %p1, %r2, 1000;\n\t@%p1 bra LOOP;\n\
         \tmov.u32 %r3, %tid.x;\n\tmul.wide.u32 %rd2, %r3, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r1;\n\tret;\n}\n";
-    let a = dir.path().join("a.ptx");
-    std::fs::write(&a, ptx).unwrap();
-    let a = a.to_string_lossy();
+    let (_dir, a) = scratch_file(ptx);
     // 64 threads of 4 instructions 1000 times: 256,000 and more, past 20,000.
     let (code, text) = interp(&["diff", &a, &a, "--step-limit", "20000"]);
     assert_eq!(code, 0, "{text}");
@@ -576,7 +574,6 @@ fn a_long_loop_gets_a_longer_step_limit_and_the_report_counts_instructions() {
 /// is a multiple of 4 (the pointer word is left alone).
 #[test]
 fn a_struct_word_offsetting_a_vector_access_is_drawn_aligned() {
-    let dir = tempfile::tempdir().unwrap();
     let ptx = ".version 7.0\n\
         .target sm_80\n\
         .address_size 64\n\
@@ -600,9 +597,7 @@ fn a_struct_word_offsetting_a_vector_access_is_drawn_aligned() {
         \tst.global.f32 [%rd6], %f5;\n\
         \tret;\n\
         }\n";
-    let a = dir.path().join("a.ptx");
-    std::fs::write(&a, ptx).unwrap();
-    let a = a.to_string_lossy();
+    let (_dir, a) = scratch_file(ptx);
     for seed in 1..=8 {
         for trial in ["0", "1", "2"] {
             let (_, text) = interp(&["run", &a, "--seed", &seed.to_string(), "--trial", trial]);
