@@ -25,8 +25,8 @@ fn files() -> Vec<PathBuf> {
 
 fn stages(c: &mut Criterion) {
     for path in files() {
-        let source = match load(&path) {
-            Ok(s) => s,
+        let source: std::sync::Arc<str> = match load(&path) {
+            Ok(s) => s.into(),
             Err(e) => panic!("{}: {e}", path.display()),
         };
         let mut group = c.benchmark_group(short_name(&path));

@@ -155,8 +155,10 @@ pub fn one_thread(options: ptx_opt::Options) -> ptx_opt::Options {
 }
 
 /// Parses or panics with the first diagnostic: benchmark inputs are valid.
-pub fn parse_ok(source: &str) -> Module {
-    match ptx_opt::parse(source) {
+/// The module shares the benchmark's text ([`ptx_opt::parse_shared`]), as a
+/// JIT keeping its modules would: the text is in memory once.
+pub fn parse_ok(source: &std::sync::Arc<str>) -> Module {
+    match ptx_opt::parse_shared(source.clone()) {
         Ok(m) => m,
         Err(e) => panic!("benchmark input does not parse: {e}"),
     }
@@ -341,7 +343,7 @@ mod tests {
     #[test]
     fn scaled_input_parses_with_renamed_copies() {
         let scaled = scale(PTX, 3).expect("parses");
-        let module = parse_ok(&scaled);
+        let module = parse_ok(&std::sync::Arc::from(scaled.as_str()));
         let names: Vec<&str> = module.functions.values().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["f", "k", "f_x2", "k_x2", "f_x3", "k_x3"]);
         assert!(scaled.contains("call.uni (x), f_x3, (x);"));

@@ -516,9 +516,18 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Parses PTX text into a module.
+/// Parses PTX text into a module. The module keeps a copy of the text (the
+/// printer writes what no pass touched from it); [`parse_shared`] keeps the
+/// caller's text instead.
 pub fn parse(source: &str) -> Result<Module, Error> {
     ptx_parse::parse(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })
+}
+
+/// [`parse`] for a caller that holds its text in an `Arc`: the module shares
+/// it, so the text is in memory once (a JIT keeping modules alive pays for
+/// its text once, not twice).
+pub fn parse_shared(source: Arc<str>) -> Result<Module, Error> {
+    ptx_parse::parse_shared(source).map_err(|diagnostics| Error { kind: ErrorKind::Parse, diagnostics })
 }
 
 /// Prints a module as PTX.

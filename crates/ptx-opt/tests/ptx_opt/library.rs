@@ -117,3 +117,15 @@ fn shared_text_keeps_the_allocation_and_says_where_utf8_fails() {
     let invalid: std::sync::Arc<[u8]> = std::sync::Arc::from(&b"ok\xff"[..]);
     assert_eq!(ptx_opt::shared_text(invalid).unwrap_err().valid_up_to(), 2);
 }
+
+#[test]
+fn a_module_parsed_from_shared_text_keeps_that_text_and_prints_the_same() {
+    let file = &corpus::files()[0];
+    let text: std::sync::Arc<str> = std::sync::Arc::from(file.source.as_str());
+    let shared = ptx_opt::parse_shared(text.clone()).expect("corpus parses");
+    let kept = shared.source.as_ref().expect("a parsed module keeps its text");
+    assert!(std::ptr::eq(kept.as_ptr(), text.as_ptr()), "the caller's allocation, not a copy");
+    let copied = ptx_opt::parse(&file.source).expect("corpus parses");
+    assert!(!std::ptr::eq(copied.source.as_ref().expect("kept").as_ptr(), text.as_ptr()));
+    assert_eq!(ptx_opt::print(&shared), ptx_opt::print(&copied));
+}
