@@ -232,11 +232,13 @@ impl Rule for FoldDotShuffles {
                 inst.operands[1] = Operand::Reg(change.a);
                 inst.operands[2] = Operand::Reg(change.b);
                 if let Some(hi) = change.hi {
-                    for m in &mut inst.modifiers {
-                        if matches!(m, Modifier::Word(w) if *w == Word::LO || *w == Word::HI) {
-                            *m = Modifier::Word(if hi { Word::HI } else { Word::LO });
+                    inst.modifiers.edit(|list| {
+                        for m in list {
+                            if matches!(m, Modifier::Word(w) if *w == Word::LO || *w == Word::HI) {
+                                *m = Modifier::Word(if hi { Word::HI } else { Word::LO });
+                            }
                         }
-                    }
+                    });
                 }
             });
             let (counter, what) = if change.hi.is_some() { (DP2A, "dp2a") } else { (DP4A, "dp4a") };

@@ -317,8 +317,10 @@ impl Rule for LowerPtxVersion {
                 let halves = Operand::Reg(rw.temp(ScalarType::B32));
                 let mut as_halves = old.clone();
                 as_halves.operands[0] = halves.clone();
-                let dtype = as_halves.modifiers.iter_mut().find(|m| matches!(m, Modifier::Type(_)));
-                *dtype.expect("set has a destination type") = Modifier::Type(ScalarType::F16x2);
+                as_halves.modifiers.edit(|list| {
+                    let dtype = list.iter_mut().find(|m| matches!(m, Modifier::Type(_)));
+                    *dtype.expect("set has a destination type") = Modifier::Type(ScalarType::F16x2);
+                });
                 rw.insert_before(id, as_halves);
                 let bits = Operand::Reg(rw.temp(ScalarType::B32));
                 rw.insert_before(id, Inst::shr(ScalarType::B32, bits.clone(), halves, Operand::imm(10)).build());

@@ -306,10 +306,131 @@ impl Operand {
     }
 }
 
-/// An instruction's modifiers: up to four are stored in the instruction
-/// itself (`ld.global.nc.v4.f32` has four), more on the heap. It derefs to a
-/// slice and builds like a `Vec` (`push`, `collect`, `.into()` from a `Vec`).
-pub type Modifiers = smallvec::SmallVec<[Modifier; 4]>;
+/// An instruction's modifiers: an immutable list that the instructions of
+/// one form share. A function has a few dozen distinct opcode words and
+/// thousands of instructions; the parser makes each word's list once per
+/// function and every instruction spelled with it holds a reference (16
+/// bytes, where an inline list of four took 40).
+///
+/// It derefs to a slice and is made from a `Vec`, an array, a slice or an
+/// iterator (`.into()`, `collect`). Changing one instruction's list copies
+/// it ([`Modifiers::edit`]); the others keep theirs. Equality and hashing
+/// compare the modifiers, not the references.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Modifiers(std::sync::Arc<[Modifier]>);
+
+impl Modifiers {
+    /// No modifiers.
+    pub fn new() -> Modifiers {
+        Modifiers::default()
+    }
+
+    /// Changes this instruction's list (a copy of it: instructions sharing
+    /// the list keep theirs).
+    pub fn edit(&mut self, change: impl FnOnce(&mut Vec<Modifier>)) {
+        let mut list = self.to_vec();
+        change(&mut list);
+        *self = Modifiers::from(list);
+    }
+
+    /// Appends `modifier` (see [`Modifiers::edit`]).
+    pub fn push(&mut self, modifier: Modifier) {
+        self.edit(|list| list.push(modifier));
+    }
+
+    /// Inserts `modifier` at `index` (see [`Modifiers::edit`]).
+    pub fn insert(&mut self, index: usize, modifier: Modifier) {
+        self.edit(|list| list.insert(index, modifier));
+    }
+
+    /// Removes and returns the modifier at `index` (see [`Modifiers::edit`]).
+    pub fn remove(&mut self, index: usize) -> Modifier {
+        let mut removed = None;
+        self.edit(|list| removed = Some(list.remove(index)));
+        removed.expect("Vec::remove returns or panics")
+    }
+
+    /// Keeps the modifiers `keep` says yes to (see [`Modifiers::edit`]).
+    pub fn retain(&mut self, keep: impl FnMut(&Modifier) -> bool) {
+        self.edit(|list| list.retain(keep));
+    }
+
+    /// The modifiers as a slice.
+    pub fn as_slice(&self) -> &[Modifier] {
+        &self.0
+    }
+
+    /// True when both are the same shared list (not merely equal).
+    pub fn is_shared_with(&self, other: &Modifiers) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Default for Modifiers {
+    fn default() -> Modifiers {
+        Modifiers(std::sync::Arc::from(&[][..]))
+    }
+}
+
+impl std::ops::Deref for Modifiers {
+    type Target = [Modifier];
+    fn deref(&self) -> &[Modifier] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Modifiers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl From<Vec<Modifier>> for Modifiers {
+    fn from(list: Vec<Modifier>) -> Modifiers {
+        Modifiers(list.into())
+    }
+}
+
+impl From<&[Modifier]> for Modifiers {
+    fn from(list: &[Modifier]) -> Modifiers {
+        Modifiers(list.into())
+    }
+}
+
+impl<const N: usize> From<[Modifier; N]> for Modifiers {
+    fn from(list: [Modifier; N]) -> Modifiers {
+        Modifiers(std::sync::Arc::from(&list[..]))
+    }
+}
+
+impl<const N: usize> From<smallvec::SmallVec<[Modifier; N]>> for Modifiers
+where
+    [Modifier; N]: smallvec::Array<Item = Modifier>,
+{
+    fn from(list: smallvec::SmallVec<[Modifier; N]>) -> Modifiers {
+        Modifiers(std::sync::Arc::from(&list[..]))
+    }
+}
+
+impl FromIterator<Modifier> for Modifiers {
+    fn from_iter<I: IntoIterator<Item = Modifier>>(iter: I) -> Modifiers {
+        Modifiers(iter.into_iter().collect())
+    }
+}
+
+impl Extend<Modifier> for Modifiers {
+    fn extend<I: IntoIterator<Item = Modifier>>(&mut self, iter: I) {
+        self.edit(|list| list.extend(iter));
+    }
+}
+
+impl<'a> IntoIterator for &'a Modifiers {
+    type Item = &'a Modifier;
+    type IntoIter = std::slice::Iter<'a, Modifier>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
 
 /// An instruction's operands: up to three in the instruction itself (`add
 /// d, a, b`; four would make every instruction larger for the few `mad`s

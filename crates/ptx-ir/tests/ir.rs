@@ -168,13 +168,37 @@ fn scalar_types_are_the_descriptions() {
 }
 
 /// Instructions are most of a parsed module's memory (README, performance):
-/// an operand is 24 bytes (literals packed to 4-byte alignment) and an
-/// instruction 144. A change that grows them shows here first.
+/// an operand is 24 bytes (literals packed to 4-byte alignment), a shared
+/// modifier list 16 and an instruction 120. A change that grows them shows
+/// here first.
 #[test]
 fn instructions_and_operands_stay_small() {
     use std::mem::size_of;
+    assert_eq!(size_of::<ptx_ir::Modifiers>(), 16);
     assert_eq!(size_of::<ptx_ir::IntImm>(), 16);
     assert_eq!(size_of::<ptx_ir::FloatImm>(), 20);
     assert_eq!(size_of::<ptx_ir::Operand>(), 24);
-    assert_eq!(size_of::<ptx_ir::Inst>(), 144);
+    assert_eq!(size_of::<ptx_ir::Inst>(), 120);
+}
+
+/// Instructions spelled with one opcode word share its modifier list; an
+/// edit gives the edited instruction its own copy and leaves the others.
+#[test]
+fn one_opcode_word_shares_its_modifiers_until_an_edit() {
+    use ptx_ir::{Modifier, ScalarType};
+    let src = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<4>;\n\
+        \tadd.s32 %r1, %r2, %r3;\n\tadd.s32 %r2, %r1, %r3;\n\tadd.u32 %r3, %r1, %r2;\n\tret;\n}\n";
+    let mut module = ptx_parse::parse(src).expect("parses");
+    let func = module.functions.values_mut().next().expect("one function");
+    let ids: Vec<_> = func.inst_ids().collect();
+    let (first, second, other) = (ids[0], ids[1], ids[2]);
+    assert!(func.insts[first].modifiers.is_shared_with(&func.insts[second].modifiers));
+    assert!(!func.insts[first].modifiers.is_shared_with(&func.insts[other].modifiers));
+
+    func.insts[first].modifiers.push(Modifier::Sat);
+    assert_eq!(func.insts[first].modifiers.as_slice(), [Modifier::Type(ScalarType::S32), Modifier::Sat]);
+    assert_eq!(func.insts[second].modifiers.as_slice(), [Modifier::Type(ScalarType::S32)]);
+    func.insts[first].modifiers.retain(|m| *m != Modifier::Sat);
+    assert_eq!(func.insts[first].modifiers, func.insts[second].modifiers, "equal by content");
+    assert!(!func.insts[first].modifiers.is_shared_with(&func.insts[second].modifiers));
 }

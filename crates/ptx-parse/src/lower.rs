@@ -842,7 +842,6 @@ impl<'i> FunctionLowering<'i> {
         let span = self.span(&pair);
         let mut guard = None;
         let mut opcode = None;
-        let mut modifiers = Modifiers::new();
         let parts = pair.into_inner();
         let mut operands = Operands::with_capacity(parts.len().saturating_sub(1));
         for part in parts {
@@ -868,16 +867,15 @@ impl<'i> FunctionLowering<'i> {
                     guard = reg.map(|reg| Guard { reg, negated });
                 }
                 Rule::opcode => {
-                    let (op, mods) = self.opcode(part.as_str());
-                    opcode = Some(op);
-                    modifiers = mods;
+                    opcode = Some(self.opcode(part.as_str()));
                 }
                 Rule::pair_second => self.join_pair(&mut operands, part)?,
                 Rule::symbol_offset => self.join_offset(&mut operands, part)?,
                 _ => operands.push(self.operand(part)?),
             }
         }
-        Some(Inst { guard, opcode: opcode?, modifiers, operands, span })
+        let (opcode, modifiers) = opcode?;
+        Some(Inst { guard, opcode, modifiers, operands, span })
     }
 
     /// The opcode and modifiers of an opcode word (`ld.global.u32`).
