@@ -70,6 +70,11 @@ impl<K: EntityRef, V> Arena<K, V> {
         self.items.reserve(n);
     }
 
+    /// Frees the room reserved beyond the entries (not a change).
+    pub fn shrink_to_fit(&mut self) {
+        self.items.shrink_to_fit();
+    }
+
     /// The key the next `push` returns.
     pub fn next_key(&self) -> K {
         self.items.next_key()

@@ -414,6 +414,18 @@ impl Function {
         self.body = body;
     }
 
+    /// Frees the room the arenas and the body reserved beyond what they
+    /// hold (the parser reserves by counting `;` and grows the registers as
+    /// declarations come); not a change.
+    pub fn shrink_to_fit(&mut self) {
+        self.regs.shrink_to_fit();
+        self.insts.shrink_to_fit();
+        self.labels.shrink_to_fit();
+        if let Some(body) = &mut self.body {
+            body.shrink_to_fit();
+        }
+    }
+
     /// Takes the body out (for a rewrite that rebuilds it); marks the
     /// function changed (printed afresh).
     pub fn take_body(&mut self) -> Option<Vec<Stmt>> {

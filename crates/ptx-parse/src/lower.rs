@@ -541,6 +541,7 @@ fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec
         lowering.statements(body, &mut stmts);
         lowering.close_label_scope();
         lowering.func.set_body(Some(stmts));
+        lowering.func.shrink_to_fit();
     }
     lowering.finish()
 }
@@ -751,8 +752,14 @@ impl<'i> FunctionLowering<'i> {
     }
 
     fn push_inst(&mut self, inst: Inst, out: &mut Vec<Stmt>) {
-        let may_name_label =
-            inst.operands.iter().any(|op| matches!(op, Operand::Symbol(_) | Operand::Vector(_) | Operand::Parens(_)));
+        fn may_name_label(op: &Operand) -> bool {
+            match op {
+                Operand::Symbol(_) => true,
+                Operand::Vector(ops) | Operand::Parens(ops) => ops.iter().any(may_name_label),
+                _ => false,
+            }
+        }
+        let may_name_label = inst.operands.iter().any(may_name_label);
         let id = self.func.insts.push(inst);
         if may_name_label {
             self.label_scopes.last_mut().expect("a label scope is open").pending.push(id);

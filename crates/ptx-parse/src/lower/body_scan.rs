@@ -56,6 +56,7 @@ pub(super) fn lower_function<'i>(
     }
     lowering.close_label_scope();
     lowering.func.set_body(Some(stmts));
+    lowering.func.shrink_to_fit();
     lowering.func.span = Span::new(base + start, base + end);
     let counts = (lowering.scanned, lowering.handed_to_grammar);
     lowering.finish().ok().map(|f| (f, counts.0, counts.1))
