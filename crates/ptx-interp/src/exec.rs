@@ -438,12 +438,14 @@ impl<'a, 'p> Ctx<'a, 'p> {
                 let (_, addr) = self.symbol(at, *n)?;
                 Ok(addr as u128 & mask(bits))
             }
-            Operand::RegOffset(r, offset) if !ty.is_float() => {
-                self.reg_bits(at, *r)?;
-                Ok((self.reg_value(*r) as u64).wrapping_add(offset.bits) as u128 & mask(bits))
+            Operand::RegOffset(reg_offset) if !ty.is_float() => {
+                let (r, offset) = **reg_offset;
+                self.reg_bits(at, r)?;
+                Ok((self.reg_value(r) as u64).wrapping_add(offset.bits) as u128 & mask(bits))
             }
-            Operand::SymbolOffset(n, offset) => {
-                let (_, addr) = self.symbol(at, *n)?;
+            Operand::SymbolOffset(symbol_offset) => {
+                let (n, offset) = **symbol_offset;
+                let (_, addr) = self.symbol(at, n)?;
                 Ok(addr.wrapping_add(offset.bits) as u128 & mask(bits))
             }
             // `!1`, `!0`: C's logical not of an integer constant, whatever the type.
@@ -459,7 +461,7 @@ impl<'a, 'p> Ctx<'a, 'p> {
     }
 
     fn float_literal(&self, at: &At<'_>, f: &FloatImm, ty: ScalarType) -> R<u128> {
-        let v = match (ty, f.single) {
+        let v = match (ty, f.single()) {
             (ScalarType::F32, true) => f.bits & 0xffff_ffff,
             (ScalarType::F32, false) => sf::convert(f.bits, sf::F64, sf::F32, Mode::NearestEven),
             (ScalarType::F64, true) => sf::convert(f.bits, sf::F32, sf::F64, Mode::NearestEven),

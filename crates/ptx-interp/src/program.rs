@@ -415,7 +415,8 @@ fn prepare_function(
 
 fn collect_symbols(op: &Operand, out: &mut Vec<Name>) {
     match op {
-        Operand::Symbol(n) | Operand::SymbolOffset(n, _) => out.push(*n),
+        Operand::Symbol(n) => out.push(*n),
+        Operand::SymbolOffset(symbol_offset) => out.push(symbol_offset.0),
         Operand::Address(a) => {
             if let AddrBase::Symbol(n) = a.base {
                 out.push(n);

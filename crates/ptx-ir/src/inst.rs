@@ -108,10 +108,10 @@ pub struct Guard {
 /// An integer literal; the spelling is kept so the printer reproduces it.
 ///
 /// Packed to 4-byte alignment, as is [`FloatImm`], so that an [`Operand`]
-/// is 24 bytes instead of 32 (a `u64` field would align the literal, and
-/// with it every operand, to 8 with padding): instructions are most of a
-/// parsed module's memory. Read the fields by value (`imm.bits`); a
-/// reference to one does not compile.
+/// is 16 bytes (a `u64` field would align the literal, and with it every
+/// operand, to 8 with padding): instructions are most of a parsed module's
+/// memory. Read the fields by value (`imm.bits`); a reference to one does
+/// not compile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(C, packed(4))]
 pub struct IntImm {
@@ -128,17 +128,62 @@ impl IntImm {
     }
 }
 
-/// A floating-point literal (`0f3F800000`, `0d...`, or decimal). Packed
-/// like [`IntImm`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A floating-point literal (`0f3F800000`, `0d...`, or decimal), 12 bytes
+/// like [`IntImm`]: the precision and the spelling share one word.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(C, packed(4))]
 pub struct FloatImm {
     /// Bits of the value: f32 bits for `0f`, f64 bits otherwise.
     pub bits: u64,
+    /// Bit 31: a `0f` literal; below it, the spelling's name index plus
+    /// one, or 0 for none.
+    spelling: u32,
+}
+
+const SINGLE_BIT: u32 = 1 << 31;
+
+impl FloatImm {
+    /// A literal made by a pass (printed as `0f`/`0d` hexadecimal):
+    /// `single` for f32 bits.
+    pub fn new(bits: u64, single: bool) -> FloatImm {
+        FloatImm { bits, spelling: if single { SINGLE_BIT } else { 0 } }
+    }
+
+    /// A literal read from source, spelled `text`.
+    pub fn spelled(bits: u64, single: bool, text: Name) -> FloatImm {
+        let mut imm = FloatImm::new(bits, single);
+        // A function with 2^31 names has more than 4 GiB of text, which the
+        // parser refuses; were it otherwise, the literal would print as
+        // hexadecimal, the same value.
+        if text.as_u32() < SINGLE_BIT - 1 {
+            imm.spelling |= text.as_u32() + 1;
+        }
+        imm
+    }
+
     /// True for a `0f` single-precision hex literal.
-    pub single: bool,
+    pub fn single(self) -> bool {
+        self.spelling & SINGLE_BIT != 0
+    }
+
     /// Original spelling, if it came from source.
-    pub text: Option<Name>,
+    pub fn text(self) -> Option<Name> {
+        match self.spelling & !SINGLE_BIT {
+            0 => None,
+            index => Some(Name::from_u32(index - 1)),
+        }
+    }
+}
+
+impl std::fmt::Debug for FloatImm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bits = self.bits;
+        f.debug_struct("FloatImm")
+            .field("bits", &bits)
+            .field("single", &self.single())
+            .field("text", &self.text())
+            .finish()
+    }
 }
 
 /// The base of an address expression.
@@ -204,21 +249,24 @@ pub enum Operand {
     Label(LabelId),
     /// Any other symbol: a variable, a parameter, a function, an unresolved name.
     Symbol(Name),
-    /// The address of a variable plus a byte offset: `mov.u64 %rd1, arr+16`.
-    SymbolOffset(Name, IntImm),
+    /// The address of a variable plus a byte offset: `mov.u64 %rd1, arr+16`
+    /// (boxed, as is [`Operand::RegOffset`]: rare, and inline they would
+    /// make every operand larger).
+    SymbolOffset(Box<(Name, IntImm)>),
     /// A register plus a constant, `%r2+4`: undocumented, but ptxas accepts
     /// it as a source and adds. It reads the register.
-    RegOffset(RegId, IntImm),
+    RegOffset(Box<(RegId, IntImm)>),
     /// An integer literal.
     Int(IntImm),
     /// A float literal.
     Float(FloatImm),
     /// `[...]`
     Address(Box<Address>),
-    /// `{a, b, ...}`
-    Vector(Box<[Operand]>),
-    /// `(a, b, ...)` (call arguments and results)
-    Parens(Box<[Operand]>),
+    /// `{a, b, ...}` (a `Vec` behind a thin pointer: a boxed slice would
+    /// take 16 bytes and make every operand 24)
+    Vector(Box<Vec<Operand>>),
+    /// `(a, b, ...)` (call arguments and results), boxed like `Vector`
+    Parens(Box<Vec<Operand>>),
     /// `p|q`: the two results of setp, shfl, ...
     Pair(Box<(Operand, Operand)>),
     /// `!p`: a negated predicate source.
@@ -238,9 +286,8 @@ impl Operand {
 
     fn visit_regs(&self, in_addr: bool, f: &mut impl FnMut(RegId, bool)) {
         match self {
-            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) | Operand::RegOffset(r, _) => {
-                f(*r, in_addr)
-            }
+            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) => f(*r, in_addr),
+            Operand::RegOffset(offset) => f(offset.0, in_addr),
             Operand::Address(a) => {
                 if let AddrBase::Reg(r) = a.base {
                     f(r, true);
@@ -266,7 +313,8 @@ impl Operand {
     /// Mutable access to every register this operand mentions.
     pub fn for_each_reg_mut(&mut self, f: &mut impl FnMut(&mut RegId)) {
         match self {
-            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) | Operand::RegOffset(r, _) => f(r),
+            Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) => f(r),
+            Operand::RegOffset(offset) => f(&mut offset.0),
             Operand::Address(a) => {
                 if let AddrBase::Reg(r) = &mut a.base {
                     f(r);

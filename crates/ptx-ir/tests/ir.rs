@@ -168,17 +168,18 @@ fn scalar_types_are_the_descriptions() {
 }
 
 /// Instructions are most of a parsed module's memory (README, performance):
-/// an operand is 24 bytes (literals packed to 4-byte alignment), a shared
-/// modifier list 16 and an instruction 120. A change that grows them shows
+/// an operand is 16 bytes (literals packed to 4-byte alignment, the rare
+/// offset forms and lists boxed), a shared modifier list 16 and an
+/// instruction 96. A change that grows them shows
 /// here first.
 #[test]
 fn instructions_and_operands_stay_small() {
     use std::mem::size_of;
     assert_eq!(size_of::<ptx_ir::Modifiers>(), 16);
-    assert_eq!(size_of::<ptx_ir::IntImm>(), 16);
-    assert_eq!(size_of::<ptx_ir::FloatImm>(), 20);
-    assert_eq!(size_of::<ptx_ir::Operand>(), 24);
-    assert_eq!(size_of::<ptx_ir::Inst>(), 120);
+    assert_eq!(size_of::<ptx_ir::IntImm>(), 12);
+    assert_eq!(size_of::<ptx_ir::FloatImm>(), 12);
+    assert_eq!(size_of::<ptx_ir::Operand>(), 16);
+    assert_eq!(size_of::<ptx_ir::Inst>(), 96);
 }
 
 /// Instructions spelled with one opcode word share its modifier list; an

@@ -939,9 +939,9 @@ impl<'i> FunctionLowering<'i> {
                     self.error(self.span(&pair), format!("vector operand has {len} elements (limit {MAX_VECTOR})"));
                     return None;
                 }
-                Operand::Vector(self.operand_list(pair)?.into_vec().into_boxed_slice())
+                Operand::Vector(Box::new(self.operand_list(pair)?.into_vec()))
             }
-            Rule::parens => Operand::Parens(self.operand_list(pair)?.into_vec().into_boxed_slice()),
+            Rule::parens => Operand::Parens(Box::new(self.operand_list(pair)?.into_vec())),
             Rule::immediate => self.immediate(pair)?,
             Rule::address => self.address(pair)?,
             other => {
@@ -983,11 +983,11 @@ impl<'i> FunctionLowering<'i> {
         let text = self.func.names.intern(literal);
         match ops.pop()? {
             Operand::Symbol(name) => {
-                ops.push(Operand::SymbolOffset(name, IntImm { bits, text: Some(text) }));
+                ops.push(Operand::SymbolOffset(Box::new((name, IntImm { bits, text: Some(text) }))));
                 Some(())
             }
             Operand::Reg(reg) => {
-                ops.push(Operand::RegOffset(reg, IntImm { bits, text: Some(text) }));
+                ops.push(Operand::RegOffset(Box::new((reg, IntImm { bits, text: Some(text) }))));
                 Some(())
             }
             _ => {
@@ -1077,7 +1077,7 @@ impl<'i> FunctionLowering<'i> {
                 } else {
                     bits
                 };
-                Some(Operand::Float(FloatImm { bits, single, text: Some(name) }))
+                Some(Operand::Float(FloatImm::spelled(bits, single, name)))
             }
             Literal::FloatDec => {
                 let v: f64 = match text.parse() {
@@ -1088,7 +1088,7 @@ impl<'i> FunctionLowering<'i> {
                     }
                 };
                 let v = if negative { -v } else { v };
-                Some(Operand::Float(FloatImm { bits: v.to_bits(), single: false, text: Some(name) }))
+                Some(Operand::Float(FloatImm::spelled(v.to_bits(), false, name)))
             }
         }
     }

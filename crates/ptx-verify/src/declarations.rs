@@ -280,7 +280,8 @@ fn label_names(func: &Function) -> BTreeSet<String> {
 /// Every symbol `op` names, and whether it is an address base.
 fn visit_symbols(op: &Operand, f: &mut impl FnMut(ptx_ir::Name, bool)) {
     match op {
-        Operand::Symbol(n) | Operand::SymbolOffset(n, _) => f(*n, false),
+        Operand::Symbol(n) => f(*n, false),
+        Operand::SymbolOffset(symbol_offset) => f(symbol_offset.0, false),
         Operand::Address(a) => {
             if let AddrBase::Symbol(n) = a.base {
                 f(n, true);

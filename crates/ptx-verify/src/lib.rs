@@ -474,7 +474,8 @@ impl<'f> Checker<'f> {
                 AddrBase::Symbol(name) => name,
                 _ => return None,
             },
-            Operand::Symbol(name) | Operand::SymbolOffset(name, _) => *name,
+            Operand::Symbol(name) => *name,
+            Operand::SymbolOffset(symbol_offset) => symbol_offset.0,
             _ => return None,
         };
         let name = self.func.names.get(name);
@@ -528,7 +529,8 @@ impl<'f> Checker<'f> {
                     self.error(inst, msg);
                 }
             }
-            Operand::Symbol(name) | Operand::SymbolOffset(name, _) => self.symbol(inst, self.func.names.get(*name)),
+            Operand::Symbol(name) => self.symbol(inst, self.func.names.get(*name)),
+            Operand::SymbolOffset(symbol_offset) => self.symbol(inst, self.func.names.get(symbol_offset.0)),
             // Video selectors: ptxas judges which registers they apply to.
             Operand::RegSelect(..) | Operand::RegOffset(..) => {}
             Operand::RegComponent(r, c) => {
@@ -841,7 +843,7 @@ impl<'f> Checker<'f> {
         };
         let (literal, text) = match op {
             Operand::Int(imm) => (Literal::Int, imm.text),
-            Operand::Float(imm) => (Literal::Float(if imm.single { 32 } else { 64 }), imm.text),
+            Operand::Float(imm) => (Literal::Float(if imm.single() { 32 } else { 64 }), imm.text()),
             _ => return,
         };
         if rules::immediate_fits(t, literal) {

@@ -154,9 +154,9 @@ fn same_operand(seen: &Seen<'_>, a: &Operand, b: &Operand) -> bool {
         (Operand::Reg(x), Operand::Reg(y)) => same_reg(x, y),
         (Operand::RegComponent(x, c), Operand::RegComponent(y, d)) => c == d && same_reg(x, y),
         (Operand::RegSelect(x, n), Operand::RegSelect(y, m)) => n == m && same_reg(x, y),
-        (Operand::RegOffset(x, i), Operand::RegOffset(y, j)) => i == j && same_reg(x, y),
+        (Operand::RegOffset(x), Operand::RegOffset(y)) => x.1 == y.1 && same_reg(&x.0, &y.0),
         (Operand::Int(x), Operand::Int(y)) => !seen.literal_values || x.bits == y.bits,
-        (Operand::Float(x), Operand::Float(y)) => x.single == y.single,
+        (Operand::Float(x), Operand::Float(y)) => x.single() == y.single(),
         (Operand::Label(x), Operand::Label(y)) => seen.placed(*x) == seen.placed(*y),
         (Operand::Address(x), Operand::Address(y)) => {
             let bases = match (&x.base, &y.base) {
@@ -352,9 +352,9 @@ fn write_operand<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, op: &Operand,
             reg_ty(func, *r).hash(out);
             name(*n, out);
         }
-        Operand::RegOffset(r, i) => {
-            reg_ty(func, *r).hash(out);
-            i.hash(out);
+        Operand::RegOffset(reg_offset) => {
+            reg_ty(func, reg_offset.0).hash(out);
+            reg_offset.1.hash(out);
         }
         Operand::Special(n) => name(*n, out),
         Operand::Int(i) => {
@@ -363,7 +363,7 @@ fn write_operand<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, op: &Operand,
                 bits.hash(out);
             }
         }
-        Operand::Float(f) => f.single.hash(out),
+        Operand::Float(f) => f.single().hash(out),
         Operand::Sink => {}
         Operand::Label(l) => seen.placed(*l).hash(out),
         Operand::Address(a) => {
@@ -395,9 +395,9 @@ fn write_operand<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, op: &Operand,
         Operand::Not(inner) | Operand::Neg(inner) => return write_operand::<H, PORTABLE>(seen, inner, out),
         Operand::Symbol(_) | Operand::SymbolOffset(..) if PORTABLE => return false,
         Operand::Symbol(n) => n.hash(out),
-        Operand::SymbolOffset(n, offset) => {
-            n.hash(out);
-            offset.hash(out);
+        Operand::SymbolOffset(symbol_offset) => {
+            symbol_offset.0.hash(out);
+            symbol_offset.1.hash(out);
         }
     }
     true

@@ -454,15 +454,17 @@ pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
             write_name(func, *selector, out);
         }
         Operand::Special(n) | Operand::Symbol(n) => write_name(func, *n, out),
-        Operand::RegOffset(r, offset) => {
-            write_reg(func, *r, out);
+        Operand::RegOffset(reg_offset) => {
+            let (r, offset) = **reg_offset;
+            write_reg(func, r, out);
             out.push('+');
-            write_operand(func, &Operand::Int(*offset), out);
+            write_operand(func, &Operand::Int(offset), out);
         }
-        Operand::SymbolOffset(n, offset) => {
-            write_name(func, *n, out);
+        Operand::SymbolOffset(symbol_offset) => {
+            let (n, offset) = **symbol_offset;
+            write_name(func, n, out);
             out.push('+');
-            write_operand(func, &Operand::Int(*offset), out);
+            write_operand(func, &Operand::Int(offset), out);
         }
         Operand::Label(l) => write_name(func, func.labels[*l].name, out),
         Operand::Int(i) => match i.text {
@@ -472,9 +474,9 @@ pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
                 let _ = write!(out, "0x{bits:X}");
             }
         },
-        Operand::Float(f) => match f.text {
+        Operand::Float(f) => match f.text() {
             Some(t) => write_name(func, t, out),
-            None if f.single => {
+            None if f.single() => {
                 let _ = write!(out, "0f{:08X}", f.bits as u32);
             }
             None => {

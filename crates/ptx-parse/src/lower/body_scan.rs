@@ -215,7 +215,7 @@ impl<'i> FunctionLowering<'i> {
                         }
                     }
                 }
-                let elements = elements.into_vec().into_boxed_slice();
+                let elements = Box::new(elements.into_vec());
                 ops.push(if open == b'(' {
                     Operand::Parens(elements)
                 } else if elements.len() <= MAX_VECTOR {
