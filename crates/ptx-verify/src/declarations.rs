@@ -228,14 +228,11 @@ fn check_inst(
     labels: &OnceCell<BTreeSet<String>>,
     errors: &mut Vec<Diagnostic>,
 ) {
-    let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
-    // Which spaces an instruction takes (`st.const`, `atom.local`,
-    // `ld.shared.nc` are not PTX) is the forms' business.
-    let space = inst.space();
     // An unresolved branch target is the label check's to report.
     if inst.opcode.control() == Control::Branch {
         return;
     }
+    let opcode = || ptx_ir::print::opcode_text(func, inst.opcode);
     let mut report = |span: Span, msg: String| errors.push(Diagnostic::new(span, msg));
     for op in &inst.operands {
         visit_symbols(op, &mut |name, addressed| {
@@ -244,11 +241,13 @@ fn check_inst(
                 return;
             }
             if let Some(v) = variables.get(text) {
+                // Which spaces an instruction takes (`st.const`, `atom.local`,
+                // `ld.shared.nc` are not PTX) is the forms' business.
                 let declared = v.space().and_then(addressable);
-                let used = space.and_then(addressable);
+                let used = inst.space().and_then(addressable);
                 if let (true, Some(d), Some(u), true) = (addressed, declared, used, is_memory(inst.opcode)) {
                     if d != u {
-                        let msg = format!("{opcode}: .{u} access to '{text}', which is declared in .{d}");
+                        let msg = format!("{}: .{u} access to '{text}', which is declared in .{d}", opcode());
                         report(inst.span, msg);
                     }
                 }
@@ -257,7 +256,7 @@ fn check_inst(
             if labels.get_or_init(|| label_names(func)).contains(text) || scope.declares(text, func) {
                 return;
             }
-            report(inst.span, format!("{opcode}: '{text}' is not declared"));
+            report(inst.span, format!("{}: '{text}' is not declared", opcode()));
         });
     }
 }

@@ -283,10 +283,11 @@ struct ThreadCaches {
     fills: forms::FillCache,
     portable: shape::PortableShapes,
     literals: shape::LiteralReaders,
+    compact: shape::CompactShapes,
 }
 
 fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -> Vec<Diagnostic> {
-    let ThreadCaches { fills, portable, literals } = caches;
+    let ThreadCaches { fills, portable, literals, compact } = caches;
     let module_names = module.module_names.as_slice();
     let as_parsed = func.is_pristine();
     let mut v = Checker {
@@ -354,7 +355,7 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
     }
     // A parsed function refers only to registers it has, which the shape of
     // an instruction needs.
-    let mut clean = (as_parsed && !module.every_instruction).then(|| shape::CleanShapes::new(func));
+    let mut clean = (as_parsed && !module.every_instruction).then(|| shape::CleanShapes::new(func, compact));
     let across_functions = clean.is_some() && module.target.is_uniform();
     if across_functions {
         portable.keep_for(module.isa, &module.target);
@@ -367,8 +368,8 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
             Stmt::Raw(directive) if directive.name == "target" => {
                 let entries = target::body_target_entries(directive);
                 v.errors.extend(target::check_entries(module.target.version(), &entries, directive.span));
-                if clean.is_some() {
-                    clean = Some(shape::CleanShapes::new(func));
+                if let Some(clean) = clean.as_mut() {
+                    clean.forget();
                 }
                 continue;
             }
@@ -380,18 +381,18 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
             continue;
         };
         let seen_as = shape::Seen::new(func, &v.placed, literals.read_values(module.isa, func, inst));
-        let (hash, seen) = clean.lookup(&seen_as, inst);
+        let (shape, seen) = clean.lookup(&seen_as, inst);
         if seen {
             continue;
         }
         if across_functions && portable.lookup(&seen_as, inst) {
-            clean.insert(hash, *id);
+            clean.insert(shape, *id);
             continue;
         }
         let errors = v.errors.len();
         v.inst(inst);
         if v.errors.len() == errors {
-            clean.insert(hash, *id);
+            clean.insert(shape, *id);
             if across_functions {
                 portable.insert_last();
             }

@@ -13,6 +13,11 @@
 //! times cheaper. Only clean verdicts are remembered: an instruction with an
 //! error is always checked, so its diagnostics carry its own place.
 //!
+//! Most shapes fit four words ([`compact_key`]: a known opcode, its shared
+//! modifier list's address, at most four plain operands); those are looked
+//! up by the words themselves, which need no second instruction to compare
+//! with. The rest are hashed and compared with an instruction found clean.
+//!
 //! Whoever makes a check read more of an operand than this must make the
 //! shape say it too (`write_operand`, `same_operand`).
 
@@ -27,22 +32,88 @@ use std::hash::{Hash, Hasher};
 const MIN_SLOTS: usize = 256;
 const MAX_SLOTS: usize = 1 << 14;
 
-/// The shapes of the instructions of one function found clean so far: a
-/// direct-mapped table from the shape's hash to an instruction of that shape.
-pub(super) struct CleanShapes<'f> {
+/// Slots of a thread's table of compact shapes (see [`CompactShapes`]).
+const COMPACT_SLOTS: usize = 1 << 11;
+
+/// A shape as [`CleanShapes::lookup`] found it, for [`CleanShapes::insert`].
+#[derive(Clone, Copy)]
+pub(super) enum Shape {
+    /// The shape in four words ([`compact_key`]).
+    Compact([u64; 4]),
+    /// The hash of a shape that does not fit four words.
+    Hashed(u64),
+}
+
+/// The clean shapes that fit four words ([`compact_key`]), kept by a thread
+/// for one function at a time: an entry counts only in the generation it was
+/// written in, and each function starts a new one, so nothing is cleared
+/// between functions. The key is the shape itself, so a hit needs no second
+/// instruction to compare with.
+#[derive(Default)]
+pub(super) struct CompactShapes {
+    slots: Vec<(u64, [u64; 4])>,
+    generation: u64,
+}
+
+impl CompactShapes {
+    fn start_function(&mut self) {
+        if self.slots.is_empty() {
+            self.slots = vec![(0, [0; 4]); COMPACT_SLOTS];
+        }
+        self.generation += 1;
+    }
+
+    fn slot(key: &[u64; 4]) -> usize {
+        let mixed = (key[0] ^ key[1].rotate_left(17) ^ key[2].rotate_left(31) ^ key[3].rotate_left(47))
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (mixed >> (64 - COMPACT_SLOTS.trailing_zeros())) as usize
+    }
+
+    fn contains(&self, key: &[u64; 4]) -> bool {
+        let (generation, known) = &self.slots[Self::slot(key)];
+        *generation == self.generation && known == key
+    }
+
+    fn insert(&mut self, key: [u64; 4]) {
+        let at = Self::slot(&key);
+        self.slots[at] = (self.generation, key);
+    }
+}
+
+/// The shapes of the instructions of one function found clean so far: the
+/// thread's [`CompactShapes`] for those that fit four words, and a
+/// direct-mapped table from the shape's hash to an instruction of that
+/// shape for the rest.
+pub(super) struct CleanShapes<'f, 'c> {
     func: &'f Function,
+    compact: &'c mut CompactShapes,
+    /// Allocated on the first shape that does not fit four words.
     slots: Vec<Option<(u64, InstId)>>,
 }
 
-impl<'f> CleanShapes<'f> {
-    pub(super) fn new(func: &'f Function) -> Self {
-        let slots = func.insts.len().next_power_of_two().clamp(MIN_SLOTS, MAX_SLOTS);
-        CleanShapes { func, slots: vec![None; slots] }
+impl<'f, 'c> CleanShapes<'f, 'c> {
+    pub(super) fn new(func: &'f Function, compact: &'c mut CompactShapes) -> Self {
+        compact.start_function();
+        CleanShapes { func, compact, slots: Vec::new() }
     }
 
-    /// The hash of `inst`'s shape, and whether an instruction of that shape
-    /// was found clean. Every register and label of `inst` must exist.
-    pub(super) fn lookup(&self, seen_as: &Seen<'_>, inst: &Inst) -> (u64, bool) {
+    /// Forgets every shape found clean so far (a `.target` in the body
+    /// changes what is clean from there on).
+    pub(super) fn forget(&mut self) {
+        self.compact.start_function();
+        self.slots.clear();
+    }
+
+    /// `inst`'s shape, and whether an instruction of that shape was found
+    /// clean. Every register and label of `inst` must exist.
+    pub(super) fn lookup(&mut self, seen_as: &Seen<'_>, inst: &Inst) -> (Shape, bool) {
+        if let Some(key) = compact_key(seen_as, inst) {
+            return (Shape::Compact(key), self.compact.contains(&key));
+        }
+        if self.slots.is_empty() {
+            let slots = self.func.insts.len().next_power_of_two().clamp(MIN_SLOTS, MAX_SLOTS);
+            self.slots = vec![None; slots];
+        }
         let mut h = FxHasher::default();
         write_inst::<_, false>(seen_as, inst, &mut h);
         let hash = h.finish();
@@ -50,14 +121,90 @@ impl<'f> CleanShapes<'f> {
             Some((known, id)) => known == hash && same_inst(seen_as, &self.func.insts[id], inst),
             None => false,
         };
-        (hash, seen)
+        (Shape::Hashed(hash), seen)
     }
 
-    /// Remembers that instruction `id`, of shape hash `hash`, is clean.
-    pub(super) fn insert(&mut self, hash: u64, id: InstId) {
-        let at = slot(hash, self.slots.len());
-        self.slots[at] = Some((hash, id));
+    /// Remembers that instruction `id`, of shape `shape`, is clean.
+    pub(super) fn insert(&mut self, shape: Shape, id: InstId) {
+        match shape {
+            Shape::Compact(key) => self.compact.insert(key),
+            Shape::Hashed(hash) => {
+                let at = slot(hash, self.slots.len());
+                self.slots[at] = Some((hash, id));
+            }
+        }
     }
+}
+
+/// The shape of `inst` in four words, when it fits: a known opcode, at most
+/// four operands, each one [`compact_operand`] can write. Two instructions
+/// of one function with the same key are [`same_inst`]: the key holds the
+/// opcode, the address of the shared modifier list (equal addresses are one
+/// list: both instructions are alive while their function is checked; equal
+/// lists at two addresses only miss each other), the guard's negation and
+/// register type, the operand count and each operand's kind and what
+/// `same_operand` compares of it.
+fn compact_key(seen: &Seen<'_>, inst: &Inst) -> Option<[u64; 4]> {
+    let opcode = inst.opcode.index()? as u64;
+    if opcode >= 1 << 16 || inst.operands.len() > 4 {
+        return None;
+    }
+    let guard = match inst.guard {
+        None => 0,
+        Some(g) => 1 + u64::from(g.negated) + (u64::from(reg_code(seen.func, g.reg)) << 2),
+    };
+    let head = 1 << 63 | opcode | guard << 16 | (inst.operands.len() as u64) << 40;
+    let mut key = [head, inst.modifiers.as_ptr() as u64, 0, 0];
+    for (i, op) in inst.operands.iter().enumerate() {
+        key[2 + i / 2] |= u64::from(compact_operand(seen, op)?) << (32 * (i % 2));
+    }
+    Some(key)
+}
+
+/// An operand in 32 bits, its kind in the low four (never 0), when it fits.
+fn compact_operand(seen: &Seen<'_>, op: &Operand) -> Option<u32> {
+    let reg = |r: RegId| u32::from(reg_code(seen.func, r));
+    let small_name = |n: ptx_ir::Name, bits: u32| (n.as_u32() < 1 << bits).then_some(n.as_u32());
+    Some(match op {
+        Operand::Reg(r) => 1 | reg(*r) << 4,
+        Operand::Int(_) if !seen.literal_values => 2,
+        Operand::Float(f) => 3 | u32::from(f.single()) << 4,
+        Operand::Label(l) => 4 | u32::from(seen.placed(*l)) << 4,
+        Operand::Sink => 5,
+        Operand::Address(a) if a.rest.is_empty() => {
+            let flags = u32::from(a.offset != 0) | u32::from(a.explicit_zero) << 1 | u32::from(a.unified) << 2;
+            match a.base {
+                AddrBase::Reg(r) => 6 | flags << 4 | reg(r) << 8,
+                AddrBase::Symbol(n) => 7 | flags << 4 | small_name(n, 24)? << 8,
+                AddrBase::Absolute(_) => return None,
+            }
+        }
+        Operand::Vector(ops) if (1..=8).contains(&ops.len()) => {
+            let Operand::Reg(first) = ops[0] else { return None };
+            let ty = reg(first);
+            if !ops.iter().all(|o| matches!(o, Operand::Reg(r) if reg(*r) == ty)) {
+                return None;
+            }
+            8 | (ops.len() as u32 - 1) << 4 | ty << 8
+        }
+        Operand::Pair(pair) => match (&pair.0, &pair.1) {
+            (Operand::Reg(a), Operand::Reg(b)) if reg(*a) == reg(*b) => 9 | reg(*a) << 4,
+            _ => return None,
+        },
+        Operand::Not(inner) | Operand::Neg(inner) => match **inner {
+            Operand::Reg(r) => (if matches!(op, Operand::Not(_)) { 10 } else { 11 }) | reg(r) << 4,
+            _ => return None,
+        },
+        Operand::Special(n) => 12 | small_name(*n, 28)? << 4,
+        Operand::Symbol(n) => 13 | small_name(*n, 28)? << 4,
+        _ => return None,
+    })
+}
+
+/// A register's declared type in 16 bits.
+fn reg_code(func: &Function, r: RegId) -> u16 {
+    let ty = func.regs[r].ty;
+    u16::from(ty.scalar as u8) | u16::from(ty.vector.map_or(0, |n| n.saturating_add(1))) << 8
 }
 
 /// FxHasher's last step is a multiplication: its high bits are the mixed ones.

@@ -624,7 +624,6 @@ fn later_targets(module: &Module) -> Vec<(u32, Target)> {
     let mut later: Vec<(u32, Target)> = module
         .functions
         .values()
-        .filter(|func| may_retarget(module, func))
         .flat_map(|func| func.body().unwrap_or(&[]))
         .filter_map(|stmt| match stmt {
             Stmt::Raw(d) if d.name == "target" => {
@@ -635,17 +634,6 @@ fn later_targets(module: &Module) -> Vec<(u32, Target)> {
         .collect();
     later.sort_by_key(|(offset, _)| *offset);
     later
-}
-
-/// False if `func` certainly has no `.target` directive: the text it was
-/// parsed from does not have the word (searching it is faster than
-/// visiting every statement).
-fn may_retarget(module: &Module, func: &Function) -> bool {
-    let written = module.source.as_deref().and_then(|s| s.get(func.span.start as usize..func.span.end as usize));
-    match written {
-        Some(text) if !text.is_empty() => memchr::memmem::find(text.as_bytes(), b".target").is_some(),
-        _ => true,
-    }
 }
 
 /// The entries of a `.target` directive of a function body.
