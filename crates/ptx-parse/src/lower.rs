@@ -460,8 +460,25 @@ fn normalize_initializer(text: &str) -> String {
 struct Scope {
     /// Registers declared by name, by their text.
     names: FxHashMap<Box<str>, RegId>,
-    /// `%r<N>` families, by their prefix: the first register and N.
+    /// `%r<N>` families by their prefix (the first register and N), the
+    /// prefixes of up to eight bytes (all that compilers write) packed into
+    /// an integer: a register operand is looked up without hashing or
+    /// comparing text.
+    short_families: FxHashMap<u64, (RegId, u32)>,
+    /// The families with longer prefixes.
     families: FxHashMap<Box<str>, (RegId, u32)>,
+}
+
+/// A family prefix of up to eight bytes as an integer (names hold no NUL,
+/// so two prefixes give two integers).
+fn packed_prefix(prefix: &str) -> Option<u64> {
+    let b = prefix.as_bytes();
+    if b.len() > 8 {
+        return None;
+    }
+    // Byte by byte: a copy into an array and a load of it stalls on
+    // store forwarding, which made this the parser's hottest line.
+    Some(b.iter().rev().fold(0, |packed, &c| packed << 8 | u64::from(c)))
 }
 
 impl Scope {
@@ -475,7 +492,11 @@ impl Scope {
             }
         }
         let (prefix, i) = family?;
-        match self.families.get(prefix) {
+        let found = match packed_prefix(prefix) {
+            Some(key) => self.short_families.get(&key),
+            None => self.families.get(prefix),
+        };
+        match found {
             Some(&(first, count)) if i < count => Some(RegId::from_u32(first.as_u32() + i)),
             _ => None,
         }
@@ -664,7 +685,10 @@ impl<'i> FunctionLowering<'i> {
         let scope = self.scopes.last_mut().expect("a scope is open");
         let duplicate = match count {
             None => scope.names.insert(text, first).is_some(),
-            Some(n) => scope.families.insert(text, (first, n)).is_some(),
+            Some(n) => match packed_prefix(&text) {
+                Some(key) => scope.short_families.insert(key, (first, n)).is_some(),
+                None => scope.families.insert(text, (first, n)).is_some(),
+            },
         };
         if duplicate {
             let text = self.func.names.get(name).to_string();
@@ -1004,7 +1028,7 @@ impl<'i> FunctionLowering<'i> {
     /// A `reg_or_symbol`: a name (no `.` in it) and an optional component
     /// `.x`, split from the text instead of walking the inner pairs.
     fn name_operand(&mut self, full: &str) -> Operand {
-        let (ident, component) = match full.find('.') {
+        let (ident, component) = match full.bytes().position(|c| c == b'.') {
             Some(dot) => (&full[..dot], Some(&full[dot..])),
             None => (full, None),
         };
