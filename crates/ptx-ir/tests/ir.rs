@@ -203,3 +203,35 @@ fn one_opcode_word_shares_its_modifiers_until_an_edit() {
     assert_eq!(func.insts[first].modifiers, func.insts[second].modifiers, "equal by content");
     assert!(!func.insts[first].modifiers.is_shared_with(&func.insts[second].modifiers));
 }
+
+/// A float literal keeps its precision and spelling in one word: a literal
+/// read from source prints as written, one a pass makes as `0f`/`0d` hex.
+#[test]
+fn float_literals_keep_precision_and_spelling() {
+    use ptx_ir::{FloatImm, Inst, Opcode, Operand};
+    let src = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .f32 %f<3>;\n\t\
+        .reg .f64 %fd<2>;\n\tadd.f32 %f1, %f2, 0f3F800000;\n\tadd.f64 %fd1, %fd1, 0d3FF0000000000000;\n\tret;\n}\n";
+    let mut module = ptx_parse::parse(src).expect("parses");
+    let func = module.functions.values_mut().next().expect("one function");
+    let ids: Vec<_> = func.inst_ids().collect();
+    let literal = |inst: &Inst| match inst.operands[2] {
+        Operand::Float(f) => f,
+        ref other => panic!("not a float literal: {other:?}"),
+    };
+    let (single, double) = (literal(&func.insts[ids[0]]), literal(&func.insts[ids[1]]));
+    assert!(single.single() && !double.single());
+    assert_eq!(single.text().map(|t| func.names.get(t)), Some("0f3F800000"));
+    assert_eq!(double.text().map(|t| func.names.get(t)), Some("0d3FF0000000000000"));
+    assert_eq!((single.bits, double.bits), (0x3F80_0000, 0x3FF0_0000_0000_0000));
+
+    let made = FloatImm::new(0x4000_0000, true);
+    assert!(made.single() && made.text().is_none());
+    assert_eq!(made, FloatImm::new(0x4000_0000, true));
+    assert_ne!(made, FloatImm::new(0x4000_0000, false));
+    func.insts[ids[0]].operands[2] = Operand::Float(made);
+    func.insts[ids[1]].operands[2] = Operand::Float(FloatImm::new(0x4000_0000_0000_0000, false));
+    assert_eq!(func.insts[ids[0]].opcode, Opcode::Add);
+    let printed = ptx_ir::print::print_module(&module);
+    assert!(printed.contains("add.f32 %f1, %f2, 0f40000000;"), "{printed}");
+    assert!(printed.contains("add.f64 %fd1, %fd1, 0d4000000000000000;"), "{printed}");
+}
