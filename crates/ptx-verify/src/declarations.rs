@@ -78,75 +78,109 @@ pub(super) fn check_module(module: &Module) -> Vec<Diagnostic> {
     errors
 }
 
-/// Every declaration and state-space error of `func`, in body order.
-pub(super) fn check_function(func: &Function, scope: &ModuleScope) -> Vec<Diagnostic> {
-    let mut errors = Vec::new();
-    let params: Vec<&Variable> = func.params.iter().flatten().chain(func.returns.iter().flatten()).collect();
-    let mut param_names: BTreeSet<&str> = BTreeSet::new();
-    for p in &params {
-        check_vector_size(p, &mut errors);
-        if p.name != "_" && !param_names.insert(p.name.as_str()) {
-            errors.push(Diagnostic::new(p.span, format!("parameter '{}' is declared twice", p.name)));
+/// The declaration and state-space checks of one function, given its body
+/// statement by statement in order ([`Declarations::stmt`],
+/// [`Declarations::inst`]): the verifier's instruction loop feeds it, so an
+/// instruction is read once, and skips the instructions of a shape found
+/// clean (a shape holds the symbols an instruction names, and a name
+/// declared before one use is declared before every later one).
+pub(super) struct Declarations<'f> {
+    func: &'f Function,
+    scope: &'f ModuleScope,
+    errors: Vec<Diagnostic>,
+    param_names: BTreeSet<&'f str>,
+    variables: BTreeMap<&'f str, &'f Variable>,
+    /// Per open scope: single registers by (prefix, number), families by prefix.
+    scopes: Vec<RegScope>,
+    outer_names: BTreeSet<&'f str>,
+    /// Built on the first name that is neither a variable nor a module name.
+    labels: OnceCell<BTreeSet<String>>,
+}
+
+impl<'f> Declarations<'f> {
+    /// Checks the parameters; the body comes statement by statement.
+    pub(super) fn new(func: &'f Function, scope: &'f ModuleScope) -> Self {
+        let mut errors = Vec::new();
+        let params: Vec<&Variable> = func.params.iter().flatten().chain(func.returns.iter().flatten()).collect();
+        let mut param_names: BTreeSet<&str> = BTreeSet::new();
+        for p in &params {
+            check_vector_size(p, &mut errors);
+            if p.name != "_" && !param_names.insert(p.name.as_str()) {
+                errors.push(Diagnostic::new(p.span, format!("parameter '{}' is declared twice", p.name)));
+            }
+        }
+        Declarations {
+            func,
+            scope,
+            errors,
+            param_names,
+            variables: params.iter().map(|p| (p.name.as_str(), *p)).collect(),
+            scopes: vec![RegScope::default()],
+            outer_names: BTreeSet::new(),
+            labels: OnceCell::new(),
         }
     }
-    let Some(body) = func.body() else { return errors };
-    let mut variables: BTreeMap<&str, &Variable> = params.iter().map(|p| (p.name.as_str(), *p)).collect();
-    // Per open scope: single registers by (prefix, number), families by prefix.
-    let mut scopes: Vec<RegScope> = vec![RegScope::default()];
-    let mut outer_names: BTreeSet<&str> = BTreeSet::new();
-    // Built on the first name that is neither a variable nor a module name.
-    let labels = OnceCell::new();
-    for stmt in body {
+
+    /// A statement of the body other than an instruction.
+    pub(super) fn stmt(&mut self, stmt: &'f Stmt) {
+        let func = self.func;
         match stmt {
-            Stmt::ScopeOpen(_) => scopes.push(RegScope::default()),
+            Stmt::ScopeOpen(_) => self.scopes.push(RegScope::default()),
             Stmt::ScopeClose(_) => {
-                scopes.pop();
-                if scopes.is_empty() {
-                    scopes.push(RegScope::default());
+                self.scopes.pop();
+                if self.scopes.is_empty() {
+                    self.scopes.push(RegScope::default());
                 }
             }
             Stmt::RegDecl(decl) => {
                 if let Some(n) = decl.ty.vector {
                     if u32::from(n) * decl.ty.scalar.bits() > MAX_VECTOR_BITS {
-                        errors.push(Diagnostic::new(decl.span, vector_too_large(n, decl.ty.scalar)));
+                        self.errors.push(Diagnostic::new(decl.span, vector_too_large(n, decl.ty.scalar)));
                     }
                 }
-                let outermost = scopes.len() == 1;
-                let scope = scopes.last_mut().expect("a scope is open");
+                let outermost = self.scopes.len() == 1;
+                let scope = self.scopes.last_mut().expect("a scope is open");
                 // `%p<0>` declares no register, so there is no name to check.
                 for item in decl.items.iter().filter(|item| item.count != Some(0)) {
                     let name = func.names.get(func.regs[item.first].name);
                     if let Some(dup) = scope.declare(name, item.count) {
-                        errors.push(Diagnostic::new(decl.span, format!("register '{dup}' is declared twice")));
+                        self.errors.push(Diagnostic::new(decl.span, format!("register '{dup}' is declared twice")));
                     }
                     if outermost && item.count.is_none() {
-                        outer_names.insert(name);
+                        self.outer_names.insert(name);
                     }
                 }
             }
             Stmt::Variable(v) => {
-                check_vector_size(v, &mut errors);
-                let outermost = scopes.len() == 1;
-                if outermost && (param_names.contains(v.name.as_str()) || !outer_names.insert(v.name.as_str())) {
-                    errors.push(Diagnostic::new(v.span, format!("variable '{}' is declared twice", v.name)));
+                check_vector_size(v, &mut self.errors);
+                let outermost = self.scopes.len() == 1;
+                let name = v.name.as_str();
+                if outermost && (self.param_names.contains(name) || !self.outer_names.insert(name)) {
+                    self.errors.push(Diagnostic::new(v.span, format!("variable '{}' is declared twice", v.name)));
                 }
-                variables.entry(v.name.as_str()).or_insert(v);
+                self.variables.entry(name).or_insert(v);
             }
             Stmt::Label(l) => {
                 let name = func.names.get(func.labels[*l].name);
-                if param_names.contains(name) || outer_names.contains(name) {
-                    errors.push(Diagnostic::new(func.span, format!("label '{name}' has the name of a variable")));
+                if self.param_names.contains(name) || self.outer_names.contains(name) {
+                    self.errors.push(Diagnostic::new(func.span, format!("label '{name}' has the name of a variable")));
                 }
             }
-            Stmt::Inst(id) => {
-                if let Some(inst) = func.insts.get(*id) {
-                    check_inst(func, inst, &variables, scope, &labels, &mut errors);
-                }
-            }
-            Stmt::Raw(_) => {}
+            Stmt::Inst(_) | Stmt::Raw(_) => {}
         }
     }
-    errors
+
+    /// An instruction of the body, at its place; true if it has no error.
+    pub(super) fn inst(&mut self, inst: &Inst) -> bool {
+        let before = self.errors.len();
+        check_inst(self.func, inst, &self.variables, self.scope, &self.labels, &mut self.errors);
+        self.errors.len() == before
+    }
+
+    /// Every declaration and state-space error of the function, in body order.
+    pub(super) fn finish(self) -> Vec<Diagnostic> {
+        self.errors
+    }
 }
 
 #[derive(Default)]

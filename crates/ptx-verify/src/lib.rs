@@ -360,6 +360,7 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
     if across_functions {
         portable.keep_for(module.isa, &module.target);
     }
+    let mut declarations = declarations::Declarations::new(func, &module.module_scope);
     for stmt in body {
         let id = match stmt {
             Stmt::Inst(id) => id,
@@ -373,11 +374,15 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
                 }
                 continue;
             }
-            _ => continue,
+            other => {
+                declarations.stmt(other);
+                continue;
+            }
         };
         let Some(inst) = func.insts.get(*id) else { continue };
         let Some(clean) = clean.as_mut() else {
             v.inst(inst);
+            declarations.inst(inst);
             continue;
         };
         let seen_as = shape::Seen::new(func, &v.placed, literals.read_values(module.isa, func, inst));
@@ -391,14 +396,16 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
         }
         let errors = v.errors.len();
         v.inst(inst);
-        if v.errors.len() == errors {
+        // A portable shape names no symbol, so it has nothing to declare.
+        let declared = declarations.inst(inst);
+        if v.errors.len() == errors && declared {
             clean.insert(shape, *id);
             if across_functions {
                 portable.insert_last();
             }
         }
     }
-    v.errors.extend(declarations::check_function(func, &module.module_scope));
+    v.errors.extend(declarations.finish());
     *fills = std::mem::take(&mut v.fills);
     v.errors
 }

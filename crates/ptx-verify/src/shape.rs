@@ -18,8 +18,14 @@
 //! up by the words themselves, which need no second instruction to compare
 //! with. The rest are hashed and compared with an instruction found clean.
 //!
+//! The declaration check of an instruction (`declarations.rs`) is part of
+//! the verdict: it reads the symbols the instruction names, which the shape
+//! holds, and what is declared before the instruction, which only grows
+//! along the body (a name declared before one use is declared before every
+//! later one).
+//!
 //! Whoever makes a check read more of an operand than this must make the
-//! shape say it too (`write_operand`, `same_operand`).
+//! shape say it too (`write_operand`, `same_operand`, `compact_operand`).
 
 use ptx_ir::{AddrBase, Function, Inst, InstId, Opcode, Operand, RegId};
 use rustc_hash::FxHasher;

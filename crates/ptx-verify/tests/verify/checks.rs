@@ -707,3 +707,21 @@ fn a_clean_literal_vouches_only_where_values_do_not_matter() {
          8: barrier thread count 48 is not a multiple of the warp size (32)",
     );
 }
+
+/// The declaration check is part of an instruction shape's verdict: a use
+/// before the declaration is reported and its later twins are checked anew
+/// (clean once the name is declared), and every use in the wrong space is
+/// reported, not only the first.
+#[test]
+fn declarations_are_checked_per_use_within_shapes() {
+    check(
+        "ld.shared.u32 %r1, [buf];\n.shared .align 4 .b8 buf[16];\nld.shared.u32 %r1, [buf];\nld.shared.u32 %r2, [buf];\nld.global.u32 %r1, [buf];\nld.global.u32 %r2, [buf];\nld.shared.u32 %r1, [nosuch];\nld.shared.u32 %r2, [nosuch];",
+        "5: operand 2 addresses .global, but the variable it names is declared in .shared
+         6: operand 2 addresses .global, but the variable it names is declared in .shared
+         1: 'buf' is not declared
+         5: .global access to 'buf', which is declared in .shared
+         6: .global access to 'buf', which is declared in .shared
+         7: 'nosuch' is not declared
+         8: 'nosuch' is not declared",
+    );
+}
