@@ -247,6 +247,11 @@ pub struct Function {
     /// How far the function is from its source text (see
     /// [`Function::is_pristine`] and [`Function::keeps_layout`]).
     state: SourceState,
+    /// Whether the body holds a `.target` directive, worked out when the
+    /// body is set (the parser's statements are still in cache then; the
+    /// verifier asks of every function); `None` after `body_mut` or
+    /// `take_body`, which may have changed it.
+    body_targets: Option<bool>,
     /// In debug builds, the signature as parsed: [`Function::is_pristine`]
     /// checks that nobody changed it without saying so (the signature
     /// fields are plain data; the arenas and the body track themselves).
@@ -297,6 +302,7 @@ impl Function {
             body: None,
             span: Span::default(),
             state: SourceState::Reprint,
+            body_targets: Some(false),
             parsed_signature: None,
         }
     }
@@ -404,6 +410,7 @@ impl Function {
     /// The body, to change it; marks the function changed (printed afresh).
     pub fn body_mut(&mut self) -> Option<&mut Vec<Stmt>> {
         self.state = SourceState::Reprint;
+        self.body_targets = None;
         self.body.as_mut()
     }
 
@@ -411,7 +418,14 @@ impl Function {
     /// changed (printed afresh).
     pub fn set_body(&mut self, body: Option<Vec<Stmt>>) {
         self.state = SourceState::Reprint;
+        self.body_targets = Some(holds_target_directive(body.as_deref()));
         self.body = body;
+    }
+
+    /// True if the body holds a `.target` directive (ptxas reads the target
+    /// anew from there on).
+    pub fn has_target_directive(&self) -> bool {
+        self.body_targets.unwrap_or_else(|| holds_target_directive(self.body.as_deref()))
     }
 
     /// Frees the room the arenas and the body reserved beyond what they
@@ -430,6 +444,7 @@ impl Function {
     /// function changed (printed afresh).
     pub fn take_body(&mut self) -> Option<Vec<Stmt>> {
         self.state = SourceState::Reprint;
+        self.body_targets = Some(false);
         self.body.take()
     }
 
@@ -460,4 +475,8 @@ impl Function {
             _ => None,
         })
     }
+}
+
+fn holds_target_directive(body: Option<&[Stmt]>) -> bool {
+    body.into_iter().flatten().any(|stmt| matches!(stmt, Stmt::Raw(directive) if directive.name == "target"))
 }

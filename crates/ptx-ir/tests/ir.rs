@@ -235,3 +235,26 @@ fn float_literals_keep_precision_and_spelling() {
     assert!(printed.contains("add.f32 %f1, %f2, 0f40000000;"), "{printed}");
     assert!(printed.contains("add.f64 %fd1, %fd1, 0d4000000000000000;"), "{printed}");
 }
+
+/// Whether a body holds a `.target` directive is known from when the body
+/// is set, and asked anew after the body was open to any change.
+#[test]
+fn a_body_knows_whether_it_holds_a_target_directive() {
+    let with = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry a()\n{\n\t.target sm_90\n\tret;\n}\n\
+        .visible .entry b()\n{\n\tret;\n}\n";
+    let mut module = ptx_parse::parse(with).expect("parses");
+    let found: Vec<bool> = module.functions.values().map(|f| f.has_target_directive()).collect();
+    assert_eq!(found, [true, false]);
+    let (target, b) = {
+        let mut funcs = module.functions.values_mut();
+        let a = funcs.next().expect("a");
+        let target = a.body().expect("a body").iter().find(|s| matches!(s, ptx_ir::Stmt::Raw(_))).cloned();
+        (target.expect("a .target statement"), funcs.next().expect("b"))
+    };
+    b.body_mut().expect("b has a body").insert(0, target);
+    assert!(b.has_target_directive(), "asked anew after body_mut");
+    let body = b.take_body();
+    assert!(!b.has_target_directive());
+    b.set_body(body);
+    assert!(b.has_target_directive());
+}

@@ -624,6 +624,7 @@ fn later_targets(module: &Module) -> Vec<(u32, Target)> {
     let mut later: Vec<(u32, Target)> = module
         .functions
         .values()
+        .filter(|func| func.has_target_directive())
         .flat_map(|func| func.body().unwrap_or(&[]))
         .filter_map(|stmt| match stmt {
             Stmt::Raw(d) if d.name == "target" => {
