@@ -248,9 +248,9 @@ pub struct Function {
     /// [`Function::is_pristine`] and [`Function::keeps_layout`]).
     state: SourceState,
     /// Whether the body holds a `.target` directive, worked out when the
-    /// body is set (the parser's statements are still in cache then; the
-    /// verifier asks of every function); `None` after `body_mut` or
-    /// `take_body`, which may have changed it.
+    /// body is set or taken (the parser's statements are still in cache
+    /// then; the verifier asks of every function); `None` after `body_mut`,
+    /// which may have changed it.
     body_targets: Option<bool>,
     /// In debug builds, the signature as parsed: [`Function::is_pristine`]
     /// checks that nobody changed it without saying so (the signature

@@ -390,13 +390,13 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
         if seen {
             continue;
         }
+        // A portable shape names no symbol, so it has nothing to declare.
         if across_functions && portable.lookup(&seen_as, inst) {
             clean.insert(shape, *id);
             continue;
         }
         let errors = v.errors.len();
         v.inst(inst);
-        // A portable shape names no symbol, so it has nothing to declare.
         let declared = declarations.inst(inst);
         if v.errors.len() == errors && declared {
             clean.insert(shape, *id);
