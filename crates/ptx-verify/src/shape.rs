@@ -55,18 +55,43 @@ pub(super) enum Shape {
 /// written in, and each function starts a new one, so nothing is cleared
 /// between functions. The key is the shape itself, so a hit needs no second
 /// instruction to compare with.
+///
+/// A slot is the key with the generation in the first word's unused bits
+/// ([`GENERATION_SHIFT`]): 32 bytes, so the table is 64 KiB where a separate
+/// generation word made it 80. The table is cleared when the generation
+/// wraps, so an entry never outlives its function.
 #[derive(Default)]
 pub(super) struct CompactShapes {
-    slots: Vec<(u64, [u64; 4])>,
+    slots: Vec<[u64; 4]>,
     generation: u64,
+    /// Per register of the function: [`type_code`]. A key reads the codes of
+    /// several registers per instruction; two bytes each stay in the cache
+    /// where the registers' data would not.
+    reg_codes: Vec<u16>,
 }
 
+/// Where a slot's first word holds the generation: above what
+/// [`compact_key`] writes into the key's first word (bits 0 to 42), below
+/// its top bit.
+const GENERATION_SHIFT: u32 = 44;
+const GENERATIONS: u64 = 1 << (63 - GENERATION_SHIFT);
+
 impl CompactShapes {
-    fn start_function(&mut self) {
-        if self.slots.is_empty() {
-            self.slots = vec![(0, [0; 4]); COMPACT_SLOTS];
-        }
+    fn start_function(&mut self, func: &Function) {
+        self.reg_codes.clear();
+        // By index, removed registers included: a key indexes the codes by id.
+        let regs = &func.regs;
+        self.reg_codes.extend((0..regs.len()).map(|i| type_code(regs[RegId::from_u32(i as u32)].ty)));
+        self.start_generation();
+    }
+
+    fn start_generation(&mut self) {
         self.generation += 1;
+        if self.slots.is_empty() || self.generation == GENERATIONS {
+            // A zero first word matches no key (a key's top bit is set).
+            self.slots = vec![[0; 4]; COMPACT_SLOTS];
+            self.generation = 1;
+        }
     }
 
     fn slot(key: &[u64; 4]) -> usize {
@@ -76,13 +101,18 @@ impl CompactShapes {
     }
 
     fn contains(&self, key: &[u64; 4]) -> bool {
-        let (generation, known) = &self.slots[Self::slot(key)];
-        *generation == self.generation && known == key
+        let known = &self.slots[Self::slot(key)];
+        // Word by word: compared as vectors, the key (just written to the
+        // stack) stalled on store forwarding.
+        known[0] == key[0] | self.generation << GENERATION_SHIFT
+            && known[1] == key[1]
+            && known[2] == key[2]
+            && known[3] == key[3]
     }
 
     fn insert(&mut self, key: [u64; 4]) {
         let at = Self::slot(&key);
-        self.slots[at] = (self.generation, key);
+        self.slots[at] = [key[0] | self.generation << GENERATION_SHIFT, key[1], key[2], key[3]];
     }
 }
 
@@ -99,21 +129,21 @@ pub(super) struct CleanShapes<'f, 'c> {
 
 impl<'f, 'c> CleanShapes<'f, 'c> {
     pub(super) fn new(func: &'f Function, compact: &'c mut CompactShapes) -> Self {
-        compact.start_function();
+        compact.start_function(func);
         CleanShapes { func, compact, slots: Vec::new() }
     }
 
     /// Forgets every shape found clean so far (a `.target` in the body
     /// changes what is clean from there on).
     pub(super) fn forget(&mut self) {
-        self.compact.start_function();
+        self.compact.start_generation();
         self.slots.clear();
     }
 
     /// `inst`'s shape, and whether an instruction of that shape was found
     /// clean. Every register and label of `inst` must exist.
     pub(super) fn lookup(&mut self, seen_as: &Seen<'_>, inst: &Inst) -> (Shape, bool) {
-        if let Some(key) = compact_key(seen_as, inst) {
+        if let Some(key) = compact_key(seen_as, &self.compact.reg_codes, inst) {
             return (Shape::Compact(key), self.compact.contains(&key));
         }
         if self.slots.is_empty() {
@@ -150,26 +180,34 @@ impl<'f, 'c> CleanShapes<'f, 'c> {
 /// lists at two addresses only miss each other), the guard's negation and
 /// register type, the operand count and each operand's kind and what
 /// `same_operand` compares of it.
-fn compact_key(seen: &Seen<'_>, inst: &Inst) -> Option<[u64; 4]> {
+fn compact_key(seen: &Seen<'_>, reg_codes: &[u16], inst: &Inst) -> Option<[u64; 4]> {
     let opcode = inst.opcode.index()? as u64;
-    if opcode >= 1 << 16 || inst.operands.len() > 4 {
+    let operands = inst.operands.as_slice();
+    if opcode >= 1 << 16 || operands.len() > 4 {
         return None;
     }
+    let reg = |r: RegId| u32::from(reg_codes[r.as_u32() as usize]);
     let guard = match inst.guard {
         None => 0,
-        Some(g) => 1 + u64::from(g.negated) + (u64::from(reg_code(seen.func, g.reg)) << 2),
+        Some(g) => 1 + u64::from(g.negated) + (u64::from(reg(g.reg)) << 2),
     };
-    let head = 1 << 63 | opcode | guard << 16 | (inst.operands.len() as u64) << 40;
-    let mut key = [head, inst.modifiers.as_ptr() as u64, 0, 0];
-    for (i, op) in inst.operands.iter().enumerate() {
-        key[2 + i / 2] |= u64::from(compact_operand(seen, op)?) << (32 * (i % 2));
-    }
-    Some(key)
+    // Bits 43 to 62 stay clear for CompactShapes' generation.
+    let head = 1 << 63 | opcode | guard << 16 | (operands.len() as u64) << 40;
+    debug_assert_eq!(head >> GENERATION_SHIFT, 1 << (63 - GENERATION_SHIFT));
+    // The operand words are built in locals: written into an array and read
+    // back whole, they stalled on store forwarding.
+    let code = |i: usize| match operands.get(i) {
+        Some(op) => compact_operand(seen, reg, op).map(u64::from),
+        None => Some(0),
+    };
+    let low = code(0)? | code(1)? << 32;
+    let high = code(2)? | code(3)? << 32;
+    Some([head, inst.modifiers.as_ptr() as u64, low, high])
 }
 
 /// An operand in 32 bits, its kind in the low four (never 0), when it fits.
-fn compact_operand(seen: &Seen<'_>, op: &Operand) -> Option<u32> {
-    let reg = |r: RegId| u32::from(reg_code(seen.func, r));
+#[inline]
+fn compact_operand(seen: &Seen<'_>, reg: impl Fn(RegId) -> u32, op: &Operand) -> Option<u32> {
     let small_name = |n: ptx_ir::Name, bits: u32| (n.as_u32() < 1 << bits).then_some(n.as_u32());
     Some(match op {
         Operand::Reg(r) => 1 | reg(*r) << 4,
@@ -208,8 +246,7 @@ fn compact_operand(seen: &Seen<'_>, op: &Operand) -> Option<u32> {
 }
 
 /// A register's declared type in 16 bits.
-fn reg_code(func: &Function, r: RegId) -> u16 {
-    let ty = func.regs[r].ty;
+fn type_code(ty: ptx_ir::RegType) -> u16 {
     u16::from(ty.scalar as u8) | u16::from(ty.vector.map_or(0, |n| n.saturating_add(1))) << 8
 }
 
@@ -253,12 +290,20 @@ pub(super) struct LiteralReaders {
 
 impl LiteralReaders {
     /// True if a check of `inst` may read the value of an integer literal.
+    #[inline]
     pub(super) fn read_values(&mut self, isa: &'static ptx_isa::Isa, func: &Function, inst: &Inst) -> bool {
-        if matches!(inst.opcode, Opcode::Bar | Opcode::Barrier) {
-            return true;
-        }
         // An opcode the IR does not know is unknown to the checks too.
         let Some(index) = inst.opcode.index() else { return true };
+        if self.isa == isa as *const ptx_isa::Isa as usize {
+            if let Some(&known @ 1..) = self.known.get(index) {
+                return known == 2;
+            }
+        }
+        self.learn(isa, func, inst, index)
+    }
+
+    #[cold]
+    fn learn(&mut self, isa: &'static ptx_isa::Isa, func: &Function, inst: &Inst, index: usize) -> bool {
         let address = isa as *const ptx_isa::Isa as usize;
         if self.isa != address {
             self.isa = address;
@@ -267,16 +312,15 @@ impl LiteralReaders {
         if self.known.len() <= index {
             self.known.resize(index + 1, 0);
         }
-        if self.known[index] == 0 {
-            let reads = match crate::matcher::opcode_of(isa, func, inst) {
+        let reads = matches!(inst.opcode, Opcode::Bar | Opcode::Barrier)
+            || match crate::matcher::opcode_of(isa, func, inst) {
                 Some((op, _)) => {
                     isa.forms_of(op).iter().any(|f| f.operands.iter().any(|s| s.immediate || s.range.is_some()))
                 }
                 None => true,
             };
-            self.known[index] = if reads { 2 } else { 1 };
-        }
-        self.known[index] == 2
+        self.known[index] = if reads { 2 } else { 1 };
+        reads
     }
 }
 
@@ -554,4 +598,29 @@ fn write_operand<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, op: &Operand,
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compact_shape_counts_only_in_its_generation_even_after_the_counter_wraps() {
+        let key = [1 << 63 | 7, 0x1000, 3, 4];
+        let mut shapes = CompactShapes::default();
+        shapes.start_generation();
+        shapes.insert(key);
+        assert!(shapes.contains(&key));
+        shapes.start_generation();
+        assert!(!shapes.contains(&key), "a later function must not see the entry");
+        // Written in generation 1 and never overwritten: when the counter
+        // wraps to 1 again, the entry must be gone, not seen as new.
+        shapes.generation = 0;
+        shapes.start_generation();
+        shapes.insert(key);
+        shapes.generation = GENERATIONS - 1;
+        shapes.start_generation();
+        assert_eq!(shapes.generation, 1);
+        assert!(!shapes.contains(&key), "an entry outlived the wrap of the generation counter");
+    }
 }
