@@ -464,7 +464,7 @@ struct Scope {
     /// prefixes of up to eight bytes (all that compilers write) packed into
     /// an integer: a register operand is looked up without hashing or
     /// comparing text.
-    short_families: FxHashMap<u64, (RegId, u32)>,
+    short_families: ShortFamilies,
     /// The families with longer prefixes.
     families: FxHashMap<Box<str>, (RegId, u32)>,
 }
@@ -481,6 +481,43 @@ fn packed_prefix(prefix: &str) -> Option<u64> {
     Some(b.iter().rev().fold(0, |packed, &c| packed << 8 | u64::from(c)))
 }
 
+/// A scope's families with short prefixes ([`packed_prefix`]). A function
+/// declares a handful (`%r`, `%rd`, `%f`, `%p`, ...): the first few are
+/// compared in turn, which costs less than hashing the key; the rest, if
+/// any, are hashed.
+#[derive(Default)]
+struct ShortFamilies {
+    first: Vec<(u64, RegId, u32)>,
+    rest: FxHashMap<u64, (RegId, u32)>,
+}
+
+/// Families [`ShortFamilies`] compares in turn.
+const COMPARED_FAMILIES: usize = 16;
+
+impl ShortFamilies {
+    /// Declares the family `key`; false if the scope had it already (the
+    /// new declaration then replaces it, as a map's insert does).
+    fn insert(&mut self, key: u64, family: (RegId, u32)) -> bool {
+        if let Some(known) = self.first.iter_mut().find(|(k, ..)| *k == key) {
+            (known.1, known.2) = family;
+            return false;
+        }
+        if self.first.len() < COMPARED_FAMILIES {
+            self.first.push((key, family.0, family.1));
+            return true;
+        }
+        self.rest.insert(key, family).is_none()
+    }
+
+    fn get(&self, key: u64) -> Option<(RegId, u32)> {
+        match self.first.iter().find(|(k, ..)| *k == key) {
+            Some(&(_, first, count)) => Some((first, count)),
+            None if self.rest.is_empty() => None,
+            None => self.rest.get(&key).copied(),
+        }
+    }
+}
+
 impl Scope {
     /// The register `text` names in this scope; `family` is `text` split
     /// into a family prefix and index, if it ends in digits.
@@ -493,11 +530,11 @@ impl Scope {
         }
         let (prefix, i) = family?;
         let found = match packed_prefix(prefix) {
-            Some(key) => self.short_families.get(&key),
-            None => self.families.get(prefix),
+            Some(key) => self.short_families.get(key),
+            None => self.families.get(prefix).copied(),
         };
         match found {
-            Some(&(first, count)) if i < count => Some(RegId::from_u32(first.as_u32() + i)),
+            Some((first, count)) if i < count => Some(RegId::from_u32(first.as_u32() + i)),
             _ => None,
         }
     }
@@ -622,19 +659,25 @@ impl<'i> FunctionLowering<'i> {
 /// leading zero, at most `u32::MAX`) as a family prefix and index.
 fn split_family_index(text: &str) -> Option<(&str, u32)> {
     let b = text.as_bytes();
+    // One pass from the end, the value built as the digits go by. An index
+    // has at most ten digits (`u32::MAX`); an eleventh means a leading zero
+    // or too large a number.
     let mut start = b.len();
+    let mut index = 0u64;
+    let mut scale = 1u64;
     while start > 0 && b[start - 1].is_ascii_digit() {
+        if b.len() - start == 10 {
+            return None;
+        }
         start -= 1;
+        index += u64::from(b[start] - b'0') * scale;
+        scale *= 10;
     }
-    let digits = &b[start..];
-    if digits.is_empty() || start == 0 || (digits.len() > 1 && digits[0] == b'0') {
+    let digits = b.len() - start;
+    if digits == 0 || start == 0 || (digits > 1 && b[start] == b'0') {
         return None;
     }
-    let mut index = 0u32;
-    for &d in digits {
-        index = index.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
-    }
-    Some((&text[..start], index))
+    Some((&text[..start], u32::try_from(index).ok()?))
 }
 
 /// Special registers (ISA 10) are listed in the IR, where passes can ask too.
@@ -686,7 +729,7 @@ impl<'i> FunctionLowering<'i> {
         let duplicate = match count {
             None => scope.names.insert(text, first).is_some(),
             Some(n) => match packed_prefix(&text) {
-                Some(key) => scope.short_families.insert(key, (first, n)).is_some(),
+                Some(key) => !scope.short_families.insert(key, (first, n)),
                 None => scope.families.insert(text, (first, n)).is_some(),
             },
         };
@@ -1232,5 +1275,50 @@ pub fn parse_int(text: &str) -> Option<u64> {
         u64::from_str_radix(&t[1..], 8).ok()
     } else {
         t.parse().ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_register_name_splits_into_family_and_index() {
+        let cases: &[(&str, Option<(&str, u32)>)] = &[
+            ("%r12", Some(("%r", 12))),
+            ("%r0", Some(("%r", 0))),
+            ("%rd1a2", Some(("%rd1a", 2))),
+            ("%f4294967295", Some(("%f", u32::MAX))),
+            ("%f4294967296", None),
+            ("%f9999999999", None),
+            ("%r01", None),
+            ("%r00000000001", None),
+            ("%r10000000000", None),
+            ("%r", None),
+            ("12", None),
+        ];
+        for &(text, expected) in cases {
+            assert_eq!(split_family_index(text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn short_families_compare_the_first_and_hash_the_rest() {
+        let mut families = ShortFamilies::default();
+        let reg = RegId::from_u32;
+        for key in 0..40u64 {
+            assert!(families.insert(key, (reg(key as u32 * 10), 10)), "{key} is new");
+        }
+        assert!(!families.rest.is_empty());
+        for key in 0..40u64 {
+            assert_eq!(families.get(key), Some((reg(key as u32 * 10), 10)), "{key}");
+        }
+        assert_eq!(families.get(40), None);
+        // A second declaration is reported and replaces the first, among the
+        // compared ones and the hashed ones alike.
+        assert!(!families.insert(3, (reg(1000), 2)));
+        assert!(!families.insert(30, (reg(2000), 2)));
+        assert_eq!(families.get(3), Some((reg(1000), 2)));
+        assert_eq!(families.get(30), Some((reg(2000), 2)));
     }
 }
