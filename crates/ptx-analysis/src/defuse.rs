@@ -342,8 +342,8 @@ impl DefUse {
         let d0 = self.defs.len();
         let u0 = self.uses.len();
         if let Some(g) = inst.guard {
-            if g.reg.index() < nregs {
-                self.uses.push(UseSite { inst: id, pos: UsePos::Guard, reg: g.reg });
+            if g.reg().index() < nregs {
+                self.uses.push(UseSite { inst: id, pos: UsePos::Guard, reg: g.reg() });
             }
         }
         let (defs, uses) = (&mut self.defs, &mut self.uses);

@@ -815,8 +815,8 @@ impl<'a, 'p> Ctx<'a, 'p> {
         let inst = &func.insts[iid];
         let at = At { func, info, pc, inst };
         if let Some(g) = inst.guard {
-            let v = self.reg_value(g.reg) & 1 != 0;
-            if v == g.negated {
+            let v = self.reg_value(g.reg()) & 1 != 0;
+            if v == g.negated() {
                 self.frame_mut().pc += 1;
                 return Ok(());
             }

@@ -2,7 +2,7 @@
 
 use cranelift_entity::{entity_impl, EntityRef, PrimaryMap};
 use rustc_hash::FxHashMap;
-use std::num::NonZeroU32;
+use std::num::{NonZeroU16, NonZeroU32};
 
 /// A register of a function (one per declared name, `%r<4>` declares four).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,7 +74,28 @@ impl std::fmt::Debug for Name {
 pub struct Names {
     strings: PrimaryMap<Name, Box<str>>,
     index: FxHashMap<Box<str>, Name>,
+    /// The names of the opcodes the description does not know, in the
+    /// order [`Names::intern_opcode`] met them, and the place of each.
+    opcodes: Vec<Name>,
+    opcode_index: FxHashMap<Name, OtherOpcode>,
 }
+
+/// An opcode the ISA description does not know ([`Opcode::Other`](crate::Opcode::Other)),
+/// by its place among the unknown opcodes of its function
+/// ([`Names::intern_opcode`], [`Names::opcode`]). Two bytes, where a
+/// [`Name`] takes four, so that an opcode is four bytes and not eight: every
+/// instruction has one.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OtherOpcode(NonZeroU16);
+
+impl std::fmt::Debug for OtherOpcode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "other_opcode{}", self.0.get() - 1)
+    }
+}
+
+/// Distinct unknown opcodes one function may have ([`OtherOpcode`]).
+pub const MAX_OTHER_OPCODES: usize = u16::MAX as usize;
 
 impl Names {
     /// Interns `text`.
@@ -95,5 +116,23 @@ impl Names {
     /// The name of `text`, if it was interned.
     pub fn find(&self, text: &str) -> Option<Name> {
         self.index.get(text).copied()
+    }
+
+    /// Interns `text` as an opcode the description does not know; None if
+    /// the function has [`MAX_OTHER_OPCODES`] others already.
+    pub fn intern_opcode(&mut self, text: &str) -> Option<OtherOpcode> {
+        let name = self.intern(text);
+        if let Some(&op) = self.opcode_index.get(&name) {
+            return Some(op);
+        }
+        let place = u16::try_from(self.opcodes.len() + 1).ok().and_then(NonZeroU16::new)?;
+        self.opcodes.push(name);
+        self.opcode_index.insert(name, OtherOpcode(place));
+        Some(OtherOpcode(place))
+    }
+
+    /// The text of an unknown opcode this interner made.
+    pub fn opcode(&self, op: OtherOpcode) -> &str {
+        self.get(self.opcodes[usize::from(op.0.get()) - 1])
     }
 }

@@ -97,12 +97,39 @@ impl Modifier {
 }
 
 /// A guard predicate `@%p` or `@!%p`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Guard {
+///
+/// The register and the negation are one word, which no guard makes zero,
+/// so that `Option<Guard>` is 4 bytes where a register and a flag took 8:
+/// every instruction has the field.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Guard(std::num::NonZeroU32);
+
+impl Guard {
+    /// `@%reg`, or `@!%reg` if `negated`.
+    pub fn new(reg: RegId, negated: bool) -> Guard {
+        let word = reg.as_u32().checked_mul(2).and_then(|w| (w | u32::from(negated)).checked_add(1));
+        match word.and_then(std::num::NonZeroU32::new) {
+            Some(word) => Guard(word),
+            // Two billion registers do not fit in memory.
+            None => panic!("guard register {reg} out of range"),
+        }
+    }
+
     /// The predicate register.
-    pub reg: RegId,
+    pub fn reg(self) -> RegId {
+        RegId::from_u32((self.0.get() - 1) >> 1)
+    }
+
     /// True for `@!%p`.
-    pub negated: bool,
+    pub fn negated(self) -> bool {
+        (self.0.get() - 1) & 1 != 0
+    }
+}
+
+impl std::fmt::Debug for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guard").field("reg", &self.reg()).field("negated", &self.negated()).finish()
+    }
 }
 
 /// An integer literal; the spelling is kept so the printer reproduces it.

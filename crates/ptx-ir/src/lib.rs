@@ -40,7 +40,7 @@ pub mod words;
 
 pub use arena::Arena;
 pub use edit::BodyEdits;
-pub use entities::{FuncId, InstId, LabelId, Name, Names, RegId};
+pub use entities::{FuncId, InstId, LabelId, Name, Names, OtherOpcode, RegId, MAX_OTHER_OPCODES};
 pub use fresh::FreshRegs;
 pub use init::{FloatLit, InitValue, Initializer, IntLit};
 pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Modifiers, Operand, Operands};

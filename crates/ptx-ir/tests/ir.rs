@@ -40,7 +40,7 @@ fn opcode_table_is_consistent() {
     assert_eq!(terminators, ["bra", "brx", "exit", "ret", "trap"]);
 
     // An opcode the table does not know falls through.
-    let other = Opcode::Other(ptx_ir::Names::default().intern("frobnicate"));
+    let other = Opcode::Other(ptx_ir::Names::default().intern_opcode("frobnicate").expect("the first"));
     assert_eq!(other.info(), None);
     assert_eq!(other.control(), Control::Falls);
     assert!(!Inst::new(other, Vec::new(), Vec::new()).is_terminator());
@@ -169,9 +169,10 @@ fn scalar_types_are_the_descriptions() {
 
 /// Instructions are most of a parsed module's memory (README, performance):
 /// an operand is 16 bytes (literals packed to 4-byte alignment, the rare
-/// offset forms and lists boxed), a shared modifier list 16 and an
-/// instruction 96. A change that grows them shows
-/// here first.
+/// offset forms and lists boxed), a shared modifier list 16, an opcode and
+/// a guard 4 each (an unknown opcode by its place in the function's list of
+/// them, the guard's negation in its register word) and an instruction 88.
+/// A change that grows them shows here first.
 #[test]
 fn instructions_and_operands_stay_small() {
     use std::mem::size_of;
@@ -179,7 +180,9 @@ fn instructions_and_operands_stay_small() {
     assert_eq!(size_of::<ptx_ir::IntImm>(), 12);
     assert_eq!(size_of::<ptx_ir::FloatImm>(), 12);
     assert_eq!(size_of::<ptx_ir::Operand>(), 16);
-    assert_eq!(size_of::<ptx_ir::Inst>(), 96);
+    assert_eq!(size_of::<ptx_ir::Opcode>(), 4);
+    assert_eq!(size_of::<Option<ptx_ir::Guard>>(), 4);
+    assert_eq!(size_of::<ptx_ir::Inst>(), 88);
 }
 
 /// Instructions spelled with one opcode word share its modifier list; an
@@ -257,4 +260,46 @@ fn a_body_knows_whether_it_holds_a_target_directive() {
     assert!(!b.has_target_directive());
     b.set_body(body);
     assert!(b.has_target_directive());
+}
+
+/// A guard packs its register and negation into one word; an unknown opcode
+/// is its place among the function's unknown opcodes, and prints by name.
+#[test]
+fn packed_guards_and_unknown_opcodes_keep_what_they_hold() {
+    use ptx_ir::{Guard, RegId};
+    for (reg, negated) in [(0, false), (0, true), (7, true), ((1 << 31) - 2, true), ((1 << 31) - 1, false)] {
+        let guard = Guard::new(RegId::from_u32(reg), negated);
+        assert_eq!((guard.reg(), guard.negated()), (RegId::from_u32(reg), negated));
+    }
+    let mut names = ptx_ir::Names::default();
+    let frob = names.intern_opcode("frobnicate").expect("the first");
+    let twiddle = names.intern_opcode("twiddle").expect("the second");
+    assert_ne!(frob, twiddle);
+    assert_eq!(names.intern_opcode("frobnicate"), Some(frob));
+    assert_eq!((names.opcode(frob), names.opcode(twiddle)), ("frobnicate", "twiddle"));
+
+    let src = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %p<2>;\n\
+        \t@!%p1 frobnicate.x;\n\tret;\n}\n";
+    let module = ptx_parse::parse(src).expect("parses");
+    let func = module.functions.values().next().expect("one function");
+    let inst = func.inst_ids().map(|id| &func.insts[id]).next().expect("an instruction");
+    let guard = inst.guard.expect("guarded");
+    assert!(guard.negated());
+    assert_eq!(func.reg_name(guard.reg()), "%p1");
+    assert_eq!(ptx_ir::print::opcode_text(func, inst.opcode), "frobnicate");
+    // Printed afresh, not copied from the source.
+    assert_eq!(ptx_ir::print::inst_to_string(func, inst), "@!%p1 frobnicate.x;");
+}
+
+/// Past the limit of unknown opcodes in one function, the parser reports
+/// an error instead of wrapping the count.
+#[test]
+fn too_many_distinct_unknown_opcodes_are_an_error() {
+    let mut src = String::from(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n");
+    for i in 0..=ptx_ir::MAX_OTHER_OPCODES {
+        src.push_str(&format!("\tfrob{i};\n"));
+    }
+    src.push_str("\tret;\n}\n");
+    let errors = ptx_parse::parse(&src).expect_err("too many unknown opcodes");
+    assert!(errors.iter().any(|e| e.message.contains("distinct unknown opcodes")), "{errors:?}");
 }

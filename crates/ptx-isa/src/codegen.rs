@@ -381,14 +381,14 @@ pub fn constant_name(word: &str, vocabulary: &[&str]) -> String {
 /// forms cannot be told apart by words.
 pub fn ir_opcodes(isa: &Isa) -> Result<String, String> {
     let mut s = String::from(HEADER);
-    s += "\nuse crate::entities::Name;\nuse crate::inst::Inst;\nuse crate::opcodes::OpcodeInfo;\nuse ptx_isa::{Control, Effects, Shape, Word};\n\n";
+    s += "\nuse crate::entities::OtherOpcode;\nuse crate::inst::Inst;\nuse crate::opcodes::OpcodeInfo;\nuse ptx_isa::{Control, Effects, Shape, Word};\n\n";
     s += "/// An opcode: the first dotted word of an instruction. One variant per\n";
     s += "/// opcode of the description (`ptx_isa::ISA.opcodes`, in that order).\n";
     s += "#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]\npub enum Opcode {\n";
     for o in isa.opcodes {
         let _ = writeln!(s, "    #[doc = \"`{}`\"]\n    {},", o.name, variant(&o.name));
     }
-    s += "    /// An opcode the description does not know; kept by name.\n    Other(Name),\n}\n\n";
+    s += "    /// An opcode the description does not know; kept by name (in its\n    /// function's `Names`).\n    Other(OtherOpcode),\n}\n\n";
     s += "/// Every known opcode with its name, operand shape, effects and control-flow\n";
     s += "/// class (those of its `opcode` line; a form may have others), in name order.\n";
     s += "pub const OPCODES: &[OpcodeInfo] = &[\n";

@@ -938,11 +938,17 @@ impl<'i> FunctionLowering<'i> {
                             }
                         }
                     }
-                    guard = reg.map(|reg| Guard { reg, negated });
+                    guard = reg.map(|reg| Guard::new(reg, negated));
                 }
-                Rule::opcode => {
-                    opcode = Some(self.opcode(part.as_str()));
-                }
+                Rule::opcode => match self.opcode(part.as_str()) {
+                    Some(known) => opcode = Some(known),
+                    None => {
+                        let message =
+                            format!("more than {} distinct unknown opcodes in one function", ptx_ir::MAX_OTHER_OPCODES);
+                        self.error(self.span(&part), message);
+                        return None;
+                    }
+                },
                 Rule::pair_second => self.join_pair(&mut operands, part)?,
                 Rule::symbol_offset => self.join_offset(&mut operands, part)?,
                 _ => operands.push(self.operand(part)?),
@@ -952,27 +958,32 @@ impl<'i> FunctionLowering<'i> {
         Some(Inst { guard, opcode, modifiers, operands, span })
     }
 
-    /// The opcode and modifiers of an opcode word (`ld.global.u32`).
-    fn opcode(&mut self, text: &'i str) -> (Opcode, Modifiers) {
+    /// The opcode and modifiers of an opcode word (`ld.global.u32`); None
+    /// for an unknown opcode past the function's [`ptx_ir::MAX_OTHER_OPCODES`]
+    /// others.
+    fn opcode(&mut self, text: &'i str) -> Option<(Opcode, Modifiers)> {
         if let Some((op, mods)) = self.opcodes.get(text) {
-            return (*op, mods.clone());
+            return Some((*op, mods.clone()));
         }
-        let (op, mods) = self.classify_opcode(text);
+        let (op, mods) = self.classify_opcode(text)?;
         self.opcodes.insert(text, (op, mods.clone()));
-        (op, mods)
+        Some((op, mods))
     }
 
-    fn classify_opcode(&mut self, text: &str) -> (Opcode, Modifiers) {
+    fn classify_opcode(&mut self, text: &str) -> Option<(Opcode, Modifiers)> {
         let mut words = text.split('.');
         let name = words.next().unwrap_or("");
-        let opcode = Opcode::from_name(name).unwrap_or_else(|| Opcode::Other(self.func.names.intern(name)));
+        let opcode = match Opcode::from_name(name) {
+            Some(known) => known,
+            None => Opcode::Other(self.func.names.intern_opcode(name)?),
+        };
         let modifiers = words
             .map(|w| match Word::lookup(w) {
                 Some(word) => Modifier::of_word(word, opcode),
                 None => Modifier::Other(self.func.names.intern(w)),
             })
             .collect();
-        (opcode, modifiers)
+        Some((opcode, modifiers))
     }
 
     fn operand(&mut self, pair: Pair<'i, Rule>) -> Option<Operand> {

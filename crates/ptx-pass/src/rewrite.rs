@@ -332,7 +332,7 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
             freed.clear();
             count_reads(self.func, id, &mut readers, -1);
             let inst = &self.func.insts[id];
-            freed.extend(inst.guard.map(|g| g.reg));
+            freed.extend(inst.guard.map(|g| g.reg()));
             inst.for_each_reg_access(|_, r, access| {
                 if access != Access::Def {
                     freed.push(r);
@@ -417,7 +417,7 @@ impl<'f, 'c, 'm> Rewriter<'f, 'c, 'm> {
 fn count_reads(func: &Function, id: InstId, readers: &mut [u32], delta: i32) {
     let inst = &func.insts[id];
     if let Some(g) = inst.guard {
-        readers[g.reg.index()] = readers[g.reg.index()].wrapping_add_signed(delta);
+        readers[g.reg().index()] = readers[g.reg().index()].wrapping_add_signed(delta);
     }
     inst.for_each_reg_access(|_, r, access| {
         if access != Access::Def {

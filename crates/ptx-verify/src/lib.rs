@@ -441,8 +441,8 @@ impl<'f> Checker<'f> {
             return;
         }
         if let Some(g) = inst.guard {
-            if !self.is_scalar(g.reg, ScalarType::Pred) {
-                let msg = format!("guard {} must be a .pred register, not {}", self.reg(g.reg), self.reg_ty(g.reg));
+            if !self.is_scalar(g.reg(), ScalarType::Pred) {
+                let msg = format!("guard {} must be a .pred register, not {}", self.reg(g.reg()), self.reg_ty(g.reg()));
                 self.error(inst, msg);
             }
         }
@@ -505,7 +505,7 @@ impl<'f> Checker<'f> {
     /// the function does not have.
     fn dangling(&self, inst: &Inst) -> Option<String> {
         let nregs = self.func.regs.len();
-        let mut bad_reg = inst.guard.map(|g| g.reg).filter(|r| (r.as_u32() as usize) >= nregs);
+        let mut bad_reg = inst.guard.map(|g| g.reg()).filter(|r| (r.as_u32() as usize) >= nregs);
         for op in &inst.operands {
             op.for_each_reg(&mut |r, _| {
                 if (r.as_u32() as usize) >= nregs {

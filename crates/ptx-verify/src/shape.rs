@@ -189,7 +189,7 @@ fn compact_key(seen: &Seen<'_>, reg_codes: &[u16], inst: &Inst) -> Option<[u64; 
     let reg = |r: RegId| u32::from(reg_codes[r.as_u32() as usize]);
     let guard = match inst.guard {
         None => 0,
-        Some(g) => 1 + u64::from(g.negated) + (u64::from(reg(g.reg)) << 2),
+        Some(g) => 1 + u64::from(g.negated()) + (u64::from(reg(g.reg())) << 2),
     };
     // Bits 43 to 62 stay clear for CompactShapes' generation.
     let head = 1 << 63 | opcode | guard << 16 | (operands.len() as u64) << 40;
@@ -332,7 +332,7 @@ fn same_inst(seen: &Seen<'_>, a: &Inst, b: &Inst) -> bool {
     let func = seen.func;
     let guards = match (a.guard, b.guard) {
         (None, None) => true,
-        (Some(x), Some(y)) => x.negated == y.negated && reg_ty(func, x.reg) == reg_ty(func, y.reg),
+        (Some(x), Some(y)) => x.negated() == y.negated() && reg_ty(func, x.reg()) == reg_ty(func, y.reg()),
         _ => false,
     };
     guards
@@ -521,8 +521,8 @@ fn write_inst<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, inst: &Inst, out
         None => 0u8.hash(out),
         Some(g) => {
             1u8.hash(out);
-            g.negated.hash(out);
-            reg_ty(seen.func, g.reg).hash(out);
+            g.negated().hash(out);
+            reg_ty(seen.func, g.reg()).hash(out);
         }
     }
     inst.operands.len().hash(out);

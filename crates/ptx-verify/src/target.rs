@@ -384,8 +384,8 @@ impl Target {
             return None;
         }
         let rows = match inst.opcode {
-            Opcode::Other(name) => {
-                let opcode = func.names.get(name);
+            Opcode::Other(op) => {
+                let opcode = func.names.opcode(op);
                 let start = failing.partition_point(|f| f.need.opcode.as_str() < opcode);
                 let end = start + failing[start..].iter().take_while(|f| f.need.opcode == opcode).count();
                 &failing[start..end]

@@ -381,7 +381,7 @@ fn write_reg_decl(func: &Function, decl: &RegDecl, out: &mut String) {
 /// The text of an opcode.
 pub fn opcode_text(func: &Function, op: Opcode) -> &str {
     match op {
-        Opcode::Other(name) => func.names.get(name),
+        Opcode::Other(op) => func.names.opcode(op),
         known => known.known_name().unwrap_or("?"),
     }
 }
@@ -410,10 +410,10 @@ pub fn write_modifier(func: &Function, m: &Modifier, out: &mut String) {
 pub fn write_inst(func: &Function, inst: &Inst, out: &mut String) {
     if let Some(g) = inst.guard {
         out.push('@');
-        if g.negated {
+        if g.negated() {
             out.push('!');
         }
-        write_reg(func, g.reg, out);
+        write_reg(func, g.reg(), out);
         out.push(' ');
     }
     out.push_str(opcode_text(func, inst.opcode));

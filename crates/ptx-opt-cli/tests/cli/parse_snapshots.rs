@@ -28,8 +28,8 @@ fn dump_function(func: &Function) -> String {
         let inst = &func.insts[id];
         let mut accesses = Vec::new();
         if let Some(guard) = inst.guard {
-            let not = if guard.negated { "!" } else { "" };
-            accesses.push(format!("guard {not}{} ({})", func.reg_name(guard.reg), guard.reg));
+            let not = if guard.negated() { "!" } else { "" };
+            accesses.push(format!("guard {not}{} ({})", func.reg_name(guard.reg()), guard.reg()));
         }
         inst.for_each_reg_access(|_, reg, access| {
             let kind = match access {

@@ -138,14 +138,14 @@ impl<'i> FunctionLowering<'i> {
             let end = ident_end(b, pos)?;
             // An undeclared guard is an error: the grammar's path reports it.
             let reg = self.lookup(&text[pos..end])?;
-            guard = Some(Guard { reg, negated });
+            guard = Some(Guard::new(reg, negated));
             pos = skip_trivia(b, end)?;
         }
         if !b.get(pos)?.is_ascii_alphabetic() {
             return None;
         }
         let opcode_end = opcode_end(b, pos);
-        let (opcode, modifiers) = self.opcode(&text[pos..opcode_end]);
+        let (opcode, modifiers) = self.opcode(&text[pos..opcode_end])?;
         pos = skip_trivia(b, opcode_end)?;
         let mut operands = Operands::new();
         if b.get(pos) != Some(&b';') {
