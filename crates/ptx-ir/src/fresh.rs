@@ -40,7 +40,8 @@ impl FreshRegs {
             .entry(ty)
             .or_insert_with(|| (func.names.intern(&format!("{}_{}_", self.base, ty.as_str())), Vec::new()));
         let index = regs.len() as u32;
-        let reg = func.regs.push(RegData { ty: RegType::scalar(ty), name: *name, index: Some(index) });
+        let reg =
+            func.regs.push(RegData { ty: RegType::scalar(ty), name: *name, index: Some(crate::RegIndex::new(index)) });
         regs.push(reg);
         reg
     }

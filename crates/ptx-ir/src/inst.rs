@@ -235,7 +235,7 @@ pub struct Address {
     /// ptxas at -O0 (debug) generates different code for it.
     pub explicit_zero: bool,
     /// Further comma-separated operands inside the brackets (texture coordinates).
-    pub rest: Vec<Operand>,
+    pub rest: AddressRest,
     /// `[a].unified`: `a` is the address of a variable with the `.unified`
     /// attribute (`ld`).
     pub unified: bool,
@@ -254,7 +254,93 @@ impl Address {
     }
 
     fn of(base: AddrBase, offset: i64) -> Address {
-        Address { base, offset, explicit_zero: false, rest: Vec::new(), unified: false }
+        Address { base, offset, explicit_zero: false, rest: AddressRest::new(), unified: false }
+    }
+}
+
+/// The operands after the first inside an address's brackets (`[tex, {a,
+/// b}]`): a slice behind one thin pointer, nothing allocated when there are
+/// none, which is almost always (8 bytes where a `Vec` took 24, so a boxed
+/// address is 40 bytes instead of 56). It derefs to a slice; `push` and
+/// `From<Vec<Operand>>` make it.
+#[derive(Clone, Default)]
+#[allow(clippy::box_collection)] // the box is what makes the pointer thin
+pub struct AddressRest(Option<Box<Vec<Operand>>>);
+
+impl AddressRest {
+    /// No operands.
+    pub fn new() -> AddressRest {
+        AddressRest(None)
+    }
+
+    /// Appends `op`.
+    pub fn push(&mut self, op: Operand) {
+        self.0.get_or_insert_with(Default::default).push(op);
+    }
+
+    /// The operands as a slice.
+    pub fn as_slice(&self) -> &[Operand] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// The operands as a mutable slice.
+    pub fn as_mut_slice(&mut self) -> &mut [Operand] {
+        self.0.as_deref_mut().map_or(&mut [], Vec::as_mut_slice)
+    }
+}
+
+impl std::ops::Deref for AddressRest {
+    type Target = [Operand];
+    fn deref(&self) -> &[Operand] {
+        self.as_slice()
+    }
+}
+
+impl std::ops::DerefMut for AddressRest {
+    fn deref_mut(&mut self) -> &mut [Operand] {
+        self.as_mut_slice()
+    }
+}
+
+impl PartialEq for AddressRest {
+    fn eq(&self, other: &AddressRest) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for AddressRest {}
+
+impl std::hash::Hash for AddressRest {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
+}
+
+impl std::fmt::Debug for AddressRest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl From<Vec<Operand>> for AddressRest {
+    fn from(list: Vec<Operand>) -> AddressRest {
+        AddressRest((!list.is_empty()).then(|| Box::new(list)))
+    }
+}
+
+impl<'a> IntoIterator for &'a AddressRest {
+    type Item = &'a Operand;
+    type IntoIter = std::slice::Iter<'a, Operand>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut AddressRest {
+    type Item = &'a mut Operand;
+    type IntoIter = std::slice::IterMut<'a, Operand>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_mut_slice().iter_mut()
     }
 }
 
@@ -384,15 +470,64 @@ impl Operand {
 /// An instruction's modifiers: an immutable list that the instructions of
 /// one form share. A function has a few dozen distinct opcode words and
 /// thousands of instructions; the parser makes each word's list once per
-/// function and every instruction spelled with it holds a reference (16
-/// bytes, where an inline list of four took 40).
+/// function and every instruction spelled with it holds a thin reference
+/// (8 bytes; a reference to a shared slice takes 16, an inline list of four
+/// took 40). The shared allocation holds the length and, up to seven of
+/// them, the modifiers themselves, so reading the
+/// list costs the same one load as through a slice reference (a reference
+/// to a boxed slice, tried first, added a load and slowed -O2 by 3%).
 ///
 /// It derefs to a slice and is made from a `Vec`, an array, a slice or an
 /// iterator (`.into()`, `collect`). Changing one instruction's list copies
 /// it ([`Modifiers::edit`]); the others keep theirs. Equality and hashing
 /// compare the modifiers, not the references.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Modifiers(std::sync::Arc<[Modifier]>);
+#[derive(Clone)]
+pub struct Modifiers(std::sync::Arc<ModifierList>);
+
+/// How many modifiers a list holds in its shared allocation; longer lists
+/// (`wgmma`, `cp.async.bulk.tensor`, ...) are a boxed slice behind it.
+const INLINE_MODIFIERS: usize = 7;
+
+/// What a [`Modifiers`] reference points to.
+enum ModifierList {
+    Short { len: u8, items: [Modifier; INLINE_MODIFIERS] },
+    Long(Box<[Modifier]>),
+}
+
+impl ModifierList {
+    fn shared(list: &[Modifier]) -> std::sync::Arc<ModifierList> {
+        std::sync::Arc::new(if list.len() <= INLINE_MODIFIERS {
+            ModifierList::Short {
+                len: list.len() as u8,
+                items: std::array::from_fn(|i| list.get(i).cloned().unwrap_or(Modifier::Sat)),
+            }
+        } else {
+            ModifierList::Long(list.into())
+        })
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[Modifier] {
+        match self {
+            ModifierList::Short { len, items } => &items[..*len as usize],
+            ModifierList::Long(items) => items,
+        }
+    }
+}
+
+impl PartialEq for Modifiers {
+    fn eq(&self, other: &Modifiers) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Modifiers {}
+
+impl std::hash::Hash for Modifiers {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
+}
 
 impl Modifiers {
     /// No modifiers.
@@ -431,26 +566,37 @@ impl Modifiers {
     }
 
     /// The modifiers as a slice.
+    #[inline]
     pub fn as_slice(&self) -> &[Modifier] {
-        &self.0
+        self.0.as_slice()
     }
 
     /// True when both are the same shared list (not merely equal).
     pub fn is_shared_with(&self, other: &Modifiers) -> bool {
         std::sync::Arc::ptr_eq(&self.0, &other.0)
     }
+
+    /// The shared list's address: equal for two references while they share
+    /// it ([`Modifiers::is_shared_with`]), read without reading the list.
+    #[inline]
+    pub fn shared_address(&self) -> usize {
+        std::sync::Arc::as_ptr(&self.0) as usize
+    }
 }
 
 impl Default for Modifiers {
     fn default() -> Modifiers {
-        Modifiers(std::sync::Arc::from(&[][..]))
+        static EMPTY: std::sync::LazyLock<Modifiers> =
+            std::sync::LazyLock::new(|| Modifiers(ModifierList::shared(&[])));
+        EMPTY.clone()
     }
 }
 
 impl std::ops::Deref for Modifiers {
     type Target = [Modifier];
+    #[inline]
     fn deref(&self) -> &[Modifier] {
-        &self.0
+        self.0.as_slice()
     }
 }
 
@@ -462,19 +608,19 @@ impl std::fmt::Debug for Modifiers {
 
 impl From<Vec<Modifier>> for Modifiers {
     fn from(list: Vec<Modifier>) -> Modifiers {
-        Modifiers(list.into())
+        Modifiers(ModifierList::shared(&list))
     }
 }
 
 impl From<&[Modifier]> for Modifiers {
     fn from(list: &[Modifier]) -> Modifiers {
-        Modifiers(list.into())
+        Modifiers(ModifierList::shared(list))
     }
 }
 
 impl<const N: usize> From<[Modifier; N]> for Modifiers {
     fn from(list: [Modifier; N]) -> Modifiers {
-        Modifiers(std::sync::Arc::from(&list[..]))
+        Modifiers(ModifierList::shared(&list))
     }
 }
 
@@ -483,13 +629,13 @@ where
     [Modifier; N]: smallvec::Array<Item = Modifier>,
 {
     fn from(list: smallvec::SmallVec<[Modifier; N]>) -> Modifiers {
-        Modifiers(std::sync::Arc::from(&list[..]))
+        Modifiers(ModifierList::shared(&list))
     }
 }
 
 impl FromIterator<Modifier> for Modifiers {
     fn from_iter<I: IntoIterator<Item = Modifier>>(iter: I) -> Modifiers {
-        Modifiers(iter.into_iter().collect())
+        Modifiers::from(iter.into_iter().collect::<smallvec::SmallVec<[Modifier; INLINE_MODIFIERS]>>())
     }
 }
 
@@ -503,7 +649,7 @@ impl<'a> IntoIterator for &'a Modifiers {
     type Item = &'a Modifier;
     type IntoIter = std::slice::Iter<'a, Modifier>;
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
+        self.as_slice().iter()
     }
 }
 

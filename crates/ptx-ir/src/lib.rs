@@ -43,10 +43,12 @@ pub use edit::BodyEdits;
 pub use entities::{FuncId, InstId, LabelId, Name, Names, OtherOpcode, RegId, MAX_OTHER_OPCODES};
 pub use fresh::FreshRegs;
 pub use init::{FloatLit, InitValue, Initializer, IntLit};
-pub use inst::{Access, AddrBase, Address, FloatImm, Guard, Inst, IntImm, Modifier, Modifiers, Operand, Operands};
+pub use inst::{
+    Access, AddrBase, Address, AddressRest, FloatImm, Guard, Inst, IntImm, Modifier, Modifiers, Operand, Operands,
+};
 pub use module::{
-    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem, Stmt,
-    Variable,
+    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,
+    RegIndex, Stmt, Variable,
 };
 pub use opcodes::{Control, Effects, Opcode, OpcodeInfo, Shape};
 pub use types::{CmpOp, PrmtMode, RegType, Rounding, ScalarType, StateSpace, TypeKind};

@@ -169,20 +169,52 @@ fn scalar_types_are_the_descriptions() {
 
 /// Instructions are most of a parsed module's memory (README, performance):
 /// an operand is 16 bytes (literals packed to 4-byte alignment, the rare
-/// offset forms and lists boxed), a shared modifier list 16, an opcode and
-/// a guard 4 each (an unknown opcode by its place in the function's list of
-/// them, the guard's negation in its register word) and an instruction 88.
-/// A change that grows them shows here first.
+/// offset forms and lists boxed), a reference to a shared modifier list 8
+/// (thin: the list's length is in the shared allocation), an opcode and a
+/// guard 4 each (an unknown opcode by its place in the function's list of
+/// them, the guard's negation in its register word) and an instruction 80;
+/// a boxed address 40 (its rare extra operands behind one thin pointer) and
+/// a register 12 (its family index stored plus one). A change that grows
+/// them shows here first.
 #[test]
 fn instructions_and_operands_stay_small() {
     use std::mem::size_of;
-    assert_eq!(size_of::<ptx_ir::Modifiers>(), 16);
+    assert_eq!(size_of::<ptx_ir::Modifiers>(), 8);
     assert_eq!(size_of::<ptx_ir::IntImm>(), 12);
     assert_eq!(size_of::<ptx_ir::FloatImm>(), 12);
     assert_eq!(size_of::<ptx_ir::Operand>(), 16);
     assert_eq!(size_of::<ptx_ir::Opcode>(), 4);
     assert_eq!(size_of::<Option<ptx_ir::Guard>>(), 4);
-    assert_eq!(size_of::<ptx_ir::Inst>(), 88);
+    assert_eq!(size_of::<ptx_ir::Inst>(), 80);
+    assert_eq!(size_of::<ptx_ir::Address>(), 40);
+    assert_eq!(size_of::<ptx_ir::RegData>(), 12);
+}
+
+/// A register's family index and an address's extra operands, now packed,
+/// still say what they said: `%r0` is index 0 (not "no index"), a named
+/// register has none, and `[tex, {a, b}]` keeps its list in order.
+#[test]
+fn packed_register_indices_and_address_lists_keep_what_they_hold() {
+    let m = ptx_parse::parse(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.global .texref t;\n\
+         .visible .entry k()\n{\n\t.reg .b32 %r<2>;\n\t.reg .b32 %named;\n\t.reg .f32 %f<5>;\n\
+         \tmov.b32 %r0, 0;\n\tmov.b32 %named, %r0;\n\tmov.b32 %r1, %named;\n\
+         \ttex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [t, {%r1}];\n\tret;\n}\n",
+    )
+    .expect("parses");
+    let f = m.functions.values().next().expect("a function");
+    let indices: Vec<Option<u32>> = f.regs.values().map(|d| d.index.map(ptx_ir::RegIndex::get)).collect();
+    assert_eq!(&indices[..3], &[Some(0), Some(1), None]);
+    assert_eq!(f.reg_name(f.regs.keys().next().unwrap()), "%r0");
+    let tex = f.inst_ids().map(|i| &f.insts[i]).find(|i| i.opcode == ptx_ir::Opcode::Tex).expect("the tex");
+    let ptx_ir::Operand::Address(a) = &tex.operands[1] else { panic!("{:?}", tex.operands) };
+    assert_eq!(a.rest.len(), 1);
+    assert!(matches!(&a.rest[0], ptx_ir::Operand::Vector(v) if v.len() == 1));
+    let mut empty = ptx_ir::AddressRest::new();
+    assert!(empty.is_empty() && empty == ptx_ir::AddressRest::from(Vec::new()));
+    empty.push(ptx_ir::Operand::Sink);
+    assert_eq!(empty.as_slice(), &[ptx_ir::Operand::Sink]);
+    assert_eq!(ptx_ir::RegIndex::new(7).to_string(), "7");
 }
 
 /// Instructions spelled with one opcode word share its modifier list; an

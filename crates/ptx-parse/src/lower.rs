@@ -6,8 +6,8 @@ use pest::iterators::Pair;
 use ptx_ir::{
     AddrBase, Address, DeclWord, Diagnostic, FloatImm, FloatLit, Function, FunctionKind, Guard, InitValue, Initializer,
     Inst, InstId, IntImm, IntLit, LabelData, LabelId, Modifier, Modifiers, Module, ModuleItem, Name, Opcode, Operand,
-    Operands, RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegType, ScalarType, Span, StateSpace, Stmt,
-    Variable, Word,
+    Operands, RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegIndex, RegType, ScalarType, Span, StateSpace,
+    Stmt, Variable, Word,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -719,7 +719,7 @@ impl<'i> FunctionLowering<'i> {
             Some(n) => {
                 let first = self.func.regs.next_key();
                 for i in 0..n {
-                    self.func.regs.push(RegData { ty, name, index: Some(i) });
+                    self.func.regs.push(RegData { ty, name, index: Some(RegIndex::new(i)) });
                 }
                 first
             }
@@ -1229,7 +1229,13 @@ impl<'i> FunctionLowering<'i> {
                 _ => rest.push(self.operand(part)?),
             }
         }
-        Some(Operand::Address(Box::new(Address { base: base?, offset, explicit_zero, rest: rest.into_vec(), unified })))
+        Some(Operand::Address(Box::new(Address {
+            base: base?,
+            offset,
+            explicit_zero,
+            rest: rest.into_vec().into(),
+            unified,
+        })))
     }
 
     /// Resolves the pending symbol operands of the innermost block against

@@ -202,7 +202,7 @@ fn compact_key(seen: &Seen<'_>, reg_codes: &[u16], inst: &Inst) -> Option<[u64; 
     };
     let low = code(0)? | code(1)? << 32;
     let high = code(2)? | code(3)? << 32;
-    Some([head, inst.modifiers.as_ptr() as u64, low, high])
+    Some([head, inst.modifiers.shared_address() as u64, low, high])
 }
 
 /// An operand in 32 bits, its kind in the low four (never 0), when it fits.

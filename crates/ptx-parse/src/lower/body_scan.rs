@@ -25,7 +25,7 @@
 use super::{FunctionLowering, Literal, MAX_VECTOR};
 use crate::{PtxParser, Rule};
 use pest::{iterators::Pair, Parser};
-use ptx_ir::{AddrBase, Address, Function, Guard, Inst, Operand, Operands, Span, Stmt};
+use ptx_ir::{AddrBase, Address, AddressRest, Function, Guard, Inst, Operand, Operands, Span, Stmt};
 
 /// Lowers a function whose signature the grammar parsed (`function_head`,
 /// from `group`, which starts at byte `base` of the source) and whose body
@@ -302,7 +302,13 @@ impl<'i> FunctionLowering<'i> {
         if b.get(at) != Some(&b']') {
             return None;
         }
-        ops.push(Operand::Address(Box::new(Address { base, offset, explicit_zero, rest: Vec::new(), unified: false })));
+        ops.push(Operand::Address(Box::new(Address {
+            base,
+            offset,
+            explicit_zero,
+            rest: AddressRest::new(),
+            unified: false,
+        })));
         Some(at + 1)
     }
 
