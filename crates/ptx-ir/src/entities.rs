@@ -1,7 +1,9 @@
 //! Entity handles (indices into a function's arenas) and the name table.
 
-use cranelift_entity::{entity_impl, EntityRef, PrimaryMap};
-use rustc_hash::FxHashMap;
+use cranelift_entity::{entity_impl, EntityRef};
+use hashbrown::HashTable;
+use rustc_hash::{FxHashMap, FxHasher};
+use std::hash::{Hash, Hasher};
 use std::num::{NonZeroU16, NonZeroU32};
 
 /// A register of a function (one per declared name, `%r<4>` declares four).
@@ -70,14 +72,44 @@ impl std::fmt::Debug for Name {
 /// A function-local string interner: register names, labels, symbols and the
 /// spellings of literals. Each function owns one, so functions can be
 /// transformed in parallel without sharing mutable state.
-#[derive(Clone, Debug, Default)]
+///
+/// The strings sit end to end in one buffer and the index holds only their
+/// [`Name`]s: a module of a hundred thousand names makes no allocation per
+/// name (two boxed copies of each, as a map from strings kept, cost about
+/// 60 bytes a name).
+#[derive(Clone, Default)]
 pub struct Names {
-    strings: PrimaryMap<Name, Box<str>>,
-    index: FxHashMap<Box<str>, Name>,
+    /// Every interned string, end to end, in the order they were interned.
+    text: String,
+    /// Where each name's string ends in `text` (it starts where the one
+    /// before ends).
+    ends: Vec<u32>,
+    /// The names, hashed by their strings.
+    index: HashTable<Name>,
     /// The names of the opcodes the description does not know, in the
     /// order [`Names::intern_opcode`] met them, and the place of each.
     opcodes: Vec<Name>,
     opcode_index: FxHashMap<Name, OtherOpcode>,
+}
+
+impl std::fmt::Debug for Names {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries((0..self.ends.len()).map(|i| self.get(Name::new(i)))).finish()
+    }
+}
+
+fn hash_text(text: &str) -> u64 {
+    let mut hasher = FxHasher::default();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The string of `name` in a [`Names`] buffer (a free function so that the
+/// index can rehash while the buffer is borrowed beside it).
+fn name_text<'a>(text: &'a str, ends: &[u32], name: Name) -> &'a str {
+    let i = name.index();
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    &text[start..ends[i] as usize]
 }
 
 /// An opcode the ISA description does not know ([`Opcode::Other`](crate::Opcode::Other)),
@@ -100,22 +132,37 @@ pub const MAX_OTHER_OPCODES: usize = u16::MAX as usize;
 impl Names {
     /// Interns `text`.
     pub fn intern(&mut self, text: &str) -> Name {
-        if let Some(&name) = self.index.get(text) {
+        let hash = hash_text(text);
+        let (buffer, ends) = (&self.text, &self.ends);
+        if let Some(&name) = self.index.find(hash, |&n| name_text(buffer, ends, n) == text) {
             return name;
         }
-        let name = self.strings.push(text.into());
-        self.index.insert(text.into(), name);
+        let name = Name::new(self.ends.len());
+        self.text.push_str(text);
+        // A function's names are fewer and shorter than its source text,
+        // which the parser keeps below 4 GiB.
+        self.ends.push(u32::try_from(self.text.len()).expect("names below 4 GiB"));
+        let (buffer, ends) = (&self.text, &self.ends);
+        self.index.insert_unique(hash, name, |&n| hash_text(name_text(buffer, ends, n)));
         name
     }
 
     /// The text of a name.
     pub fn get(&self, name: Name) -> &str {
-        &self.strings[name]
+        name_text(&self.text, &self.ends, name)
     }
 
     /// The name of `text`, if it was interned.
     pub fn find(&self, text: &str) -> Option<Name> {
-        self.index.get(text).copied()
+        self.index.find(hash_text(text), |&n| self.get(n) == text).copied()
+    }
+
+    /// Frees the room reserved beyond what the table holds.
+    pub fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+        let (buffer, ends) = (&self.text, &self.ends);
+        self.index.shrink_to_fit(|&n| hash_text(name_text(buffer, ends, n)));
     }
 
     /// Interns `text` as an opcode the description does not know; None if

@@ -471,6 +471,7 @@ impl Function {
         self.regs.shrink_to_fit();
         self.insts.shrink_to_fit();
         self.labels.shrink_to_fit();
+        self.names.shrink_to_fit();
         if let Some(body) = &mut self.body {
             body.shrink_to_fit();
         }

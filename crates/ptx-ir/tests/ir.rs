@@ -217,6 +217,33 @@ fn packed_register_indices_and_address_lists_keep_what_they_hold() {
     assert_eq!(ptx_ir::RegIndex::new(7).to_string(), "7");
 }
 
+/// The interner keeps its strings end to end in one buffer: a name is its
+/// string whatever was interned around it, before and after the buffer
+/// grows, is shrunk or is cloned.
+#[test]
+fn interned_names_are_their_strings() {
+    let mut names = ptx_ir::Names::default();
+    let words = ["$L__BB0_1", "", "$L__BB0_10", "$L__BB0_", "param_0", "$L__BB0_1x"];
+    let ids: Vec<ptx_ir::Name> = words.iter().map(|w| names.intern(w)).collect();
+    for (i, w) in words.iter().enumerate() {
+        assert_eq!(names.get(ids[i]), *w);
+        assert_eq!(names.find(w), Some(ids[i]));
+        assert_eq!(names.intern(w), ids[i], "interning {w:?} again gives the same name");
+    }
+    let distinct: std::collections::BTreeSet<ptx_ir::Name> = ids.iter().copied().collect();
+    assert_eq!(distinct.len(), words.len());
+    assert_eq!(names.find("$L__BB0_2"), None);
+    let many: Vec<ptx_ir::Name> = (0..5000).map(|i| names.intern(&format!("%sym{i}"))).collect();
+    names.shrink_to_fit();
+    let copy = names.clone();
+    for (i, name) in many.iter().enumerate() {
+        assert_eq!(copy.get(*name), format!("%sym{i}"));
+        assert_eq!(copy.find(&format!("%sym{i}")), Some(*name));
+    }
+    assert_eq!(copy.get(ids[0]), "$L__BB0_1");
+    assert_eq!(format!("{:?}", ptx_ir::Names::default()), "[]");
+}
+
 /// Instructions spelled with one opcode word share its modifier list; an
 /// edit gives the edited instruction its own copy and leaves the others.
 #[test]
