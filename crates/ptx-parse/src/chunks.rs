@@ -193,7 +193,25 @@ fn block_comment_end(b: &[u8], i: usize) -> Option<usize> {
 /// The first offset from `i` that is not whitespace (the grammar's: space,
 /// tab, CR, LF) or a complete comment; stops at the `/*` of a comment that is
 /// never closed.
+///
+/// The body scanner asks this between every two tokens, and nearly always
+/// the answer is `i` or a space or newline further: that much is inlined,
+/// comments are not.
+#[inline]
 pub(crate) fn skip_trivia(b: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = b.get(i) {
+        match c {
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            b'/' => return skip_trivia_with_comments(b, i),
+            _ => return i,
+        }
+    }
+    i
+}
+
+#[cold]
+#[inline(never)]
+fn skip_trivia_with_comments(b: &[u8], mut i: usize) -> usize {
     loop {
         while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
             i += 1;
@@ -215,6 +233,25 @@ pub(crate) fn skip_trivia(b: &[u8], mut i: usize) -> usize {
 mod tests {
     fn cut_points(source: &str) -> Vec<usize> {
         super::prescan(source).expect("within the limits").cuts
+    }
+
+    #[test]
+    fn trivia_ends_at_the_first_byte_of_a_token_or_an_unclosed_comment() {
+        let cases: [(&str, usize); 9] = [
+            ("x", 0),
+            (" \t\r\nx", 4),
+            ("", 0),
+            ("   ", 3),
+            ("/x", 0),
+            (" // c } .\n\tx", 11),
+            ("\n/* a */ /* b\n */y", 17),
+            (" /* open", 1),
+            ("// last line", 12),
+        ];
+        for (text, end) in cases {
+            assert_eq!(super::skip_trivia(text.as_bytes(), 0), end, "{text:?}");
+        }
+        assert_eq!(super::skip_trivia(b"ab  c", 2), 4);
     }
 
     #[test]
