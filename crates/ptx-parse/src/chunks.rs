@@ -67,6 +67,11 @@ impl Prescan {
 /// deeper than [`MAX_NESTING`] (any of `{ ( [`) and names or numbers longer
 /// than [`MAX_TOKEN_LEN`] (outside comments and strings), and finds where
 /// the source may be cut and where module-level blocks open.
+///
+/// Only eight bytes mean anything here (`/ " { } ( ) [ ]`), so the scan
+/// jumps from one to the next eight bytes at a time ([`next_special`]);
+/// names and numbers are measured only in a stretch between two of them
+/// long enough to hold one that is too long.
 pub fn prescan(source: &str) -> Result<Prescan, Vec<Diagnostic>> {
     let b = source.as_bytes();
     let mut cuts = Vec::new();
@@ -76,19 +81,16 @@ pub fn prescan(source: &str) -> Result<Prescan, Vec<Diagnostic>> {
     let mut braces = 0usize;
     let mut i = 0;
     while i < b.len() {
+        let next = next_special(b, i);
+        if next - i > MAX_TOKEN_LEN {
+            check_token_lengths(b, i, next)?;
+        }
+        if next == b.len() {
+            break;
+        }
+        i = next;
         let c = b[i];
         match CLASS[c as usize] {
-            TOKEN => {
-                let start = i;
-                while i + 1 < b.len() && CLASS[b[i + 1] as usize] == TOKEN {
-                    i += 1;
-                }
-                if i + 1 - start > MAX_TOKEN_LEN {
-                    let what = if c.is_ascii_digit() { "number" } else { "name" };
-                    let message = format!("{what} is longer than {MAX_TOKEN_LEN} characters");
-                    return Err(vec![Diagnostic::new(Span::new(start, start + 1), message)]);
-                }
-            }
             SLASH if b.get(i + 1) == Some(&b'/') => i = skip_line(b, i),
             SLASH if b.get(i + 1) == Some(&b'*') => match block_comment_end(b, i) {
                 // The last byte of the comment; the increment below passes it.
@@ -135,6 +137,56 @@ pub fn prescan(source: &str) -> Result<Prescan, Vec<Diagnostic>> {
         i += 1;
     }
     Ok(Prescan { cuts, block_opens })
+}
+
+/// The offset of the first of `/ " { } ( ) [ ]` at or after `i`, or the
+/// length of `b`.
+fn next_special(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    // The high bit of every zero byte of `x` (and maybe of bytes above the
+    // first zero, where the subtraction borrows: the lowest bit set is exact).
+    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let each = |c: u8| u64::from_le_bytes([c; 8]);
+    while let Some(word) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        // `(` `)` differ in bit 0, `[` `{` and `]` `}` in bit 5.
+        let found = zero_bytes((w | each(0x01)) ^ each(b')'))
+            | zero_bytes((w | each(0x20)) ^ each(b'{'))
+            | zero_bytes((w | each(0x20)) ^ each(b'}'))
+            | zero_bytes(w ^ each(b'"'))
+            | zero_bytes(w ^ each(b'/'));
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && CLASS[b[i] as usize] <= TOKEN {
+        i += 1;
+    }
+    i
+}
+
+/// Rejects a name or number longer than [`MAX_TOKEN_LEN`] in `b[from..to]`,
+/// a stretch without comments or strings.
+fn check_token_lengths(b: &[u8], from: usize, to: usize) -> Result<(), Vec<Diagnostic>> {
+    let mut i = from;
+    while i < to {
+        if CLASS[b[i] as usize] != TOKEN {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < to && CLASS[b[i] as usize] == TOKEN {
+            i += 1;
+        }
+        if i - start > MAX_TOKEN_LEN {
+            let what = if b[start].is_ascii_digit() { "number" } else { "name" };
+            let message = format!("{what} is longer than {MAX_TOKEN_LEN} characters");
+            return Err(vec![Diagnostic::new(Span::new(start, start + 1), message)]);
+        }
+    }
+    Ok(())
 }
 
 const PLAIN: u8 = 0;
@@ -233,6 +285,114 @@ fn skip_trivia_with_comments(b: &[u8], mut i: usize) -> usize {
 mod tests {
     fn cut_points(source: &str) -> Vec<usize> {
         super::prescan(source).expect("within the limits").cuts
+    }
+
+    /// The scan as it was written first, a byte at a time: the oracle of
+    /// the word-at-a-time scan.
+    fn bytewise_prescan(source: &str) -> Result<(Vec<usize>, Vec<usize>), Vec<super::Diagnostic>> {
+        use super::*;
+        let b = source.as_bytes();
+        let (mut cuts, mut block_opens) = (Vec::new(), Vec::new());
+        let (mut depth, mut braces, mut i) = (0usize, 0usize, 0);
+        while i < b.len() {
+            let c = b[i];
+            match CLASS[c as usize] {
+                TOKEN => {
+                    let start = i;
+                    while i + 1 < b.len() && CLASS[b[i + 1] as usize] == TOKEN {
+                        i += 1;
+                    }
+                    if i + 1 - start > MAX_TOKEN_LEN {
+                        let what = if c.is_ascii_digit() { "number" } else { "name" };
+                        let message = format!("{what} is longer than {MAX_TOKEN_LEN} characters");
+                        return Err(vec![Diagnostic::new(Span::new(start, start + 1), message)]);
+                    }
+                }
+                SLASH if b.get(i + 1) == Some(&b'/') => i = skip_line(b, i),
+                SLASH if b.get(i + 1) == Some(&b'*') => match block_comment_end(b, i) {
+                    Some(end) => i = end - 1,
+                    None => break,
+                },
+                QUOTE => {
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                        if b[i] == b'\\' {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                }
+                OPEN => {
+                    depth += 1;
+                    if depth > MAX_NESTING {
+                        let message = format!("nesting is deeper than {MAX_NESTING} levels");
+                        return Err(vec![Diagnostic::new(Span::new(i, i + 1), message)]);
+                    }
+                    if c == b'{' {
+                        if braces == 0 {
+                            block_opens.push(i);
+                        }
+                        braces += 1;
+                    }
+                }
+                CLOSE => {
+                    depth = depth.saturating_sub(1);
+                    if c == b'}' {
+                        if braces == 1 {
+                            let next = skip_trivia(b, i + 1);
+                            if next < b.len() && b[next] == b'.' {
+                                cuts.push(i + 1);
+                            }
+                        }
+                        braces = braces.saturating_sub(1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Ok((cuts, block_opens))
+    }
+
+    fn same_as_bytewise(source: &str) {
+        let fast = super::prescan(source).map(|p| (p.cuts, p.block_opens));
+        assert_eq!(fast, bytewise_prescan(source), "{:?}", &source[..source.len().min(80)]);
+    }
+
+    /// Every byte that means something to the scan, around words of up to
+    /// eight bytes, at every alignment; and names at the length limit.
+    #[test]
+    fn the_word_at_a_time_scan_finds_what_the_bytewise_scan_finds() {
+        let alphabet: &[&str] = &[
+            "a", "7", "_", "$", "%", "/", "*", "\"", "\\", "\n", " ", "\t", "{", "}", "(", ")", "[", "]", ".", ";",
+            ",", ":", "@", "é", "\u{7f}", "//", "/*", "*/",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..20_000 {
+            let len = next(60);
+            let text: String = (0..len).map(|_| alphabet[next(alphabet.len())]).collect();
+            same_as_bytewise(&text);
+        }
+        let limit = crate::MAX_TOKEN_LEN;
+        for lead in ["", " ", "{ ", "/* } */ ", ".entry k() { ", "\"a b\" "] {
+            for (len, ch) in [(limit, "x"), (limit + 1, "x"), (limit + 1, "9"), (limit + 9, "$")] {
+                for trail in ["", " ", "}", "/"] {
+                    same_as_bytewise(&format!("{lead}{}{trail}", ch.repeat(len)));
+                }
+            }
+        }
+        // A long stretch of short names, and a long name inside a comment or a string.
+        same_as_bytewise(&"ab cd;\n".repeat(limit / 4));
+        same_as_bytewise(&format!("/* {} */ {{ }}\n.x", "x".repeat(limit + 5)));
+        same_as_bytewise(&format!("\"{}\" {{ }}\n.x", "x".repeat(limit + 5)));
+        same_as_bytewise(&"(".repeat(crate::MAX_NESTING + 1));
+        assert!(super::prescan(&"x".repeat(limit + 1)).is_err());
     }
 
     #[test]
