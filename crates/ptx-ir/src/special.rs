@@ -52,6 +52,11 @@ pub const SPECIAL_REGISTERS: &[&str] = &[
 /// one of [`SPECIAL_REGISTERS`], or a numbered family `%envregN`, `%pmN`,
 /// `%pmN_64`.
 pub fn is_special_register(name: &str) -> bool {
+    // Every special register starts with `%`; the parser asks of every
+    // symbol and label it meets, which do not.
+    if !name.starts_with('%') {
+        return false;
+    }
     if SPECIAL_REGISTERS.contains(&name) {
         return true;
     }
@@ -68,11 +73,16 @@ mod tests {
     use super::is_special_register;
 
     #[test]
+    fn every_listed_special_register_starts_with_a_percent_sign() {
+        assert!(super::SPECIAL_REGISTERS.iter().all(|n| n.starts_with('%')));
+    }
+
+    #[test]
     fn special_names() {
         for n in ["%tid", "%clock64", "%envreg3", "%pm0", "%pm7_64", "%lanemask_lt"] {
             assert!(is_special_register(n), "{n}");
         }
-        for n in ["%r1", "%tid.x", "%envreg", "%pm_64", "%pmx", "tid"] {
+        for n in ["%r1", "%tid.x", "%envreg", "%pm_64", "%pmx", "tid", "", "$L__BB0_1", "pm0"] {
             assert!(!is_special_register(n), "{n}");
         }
     }
