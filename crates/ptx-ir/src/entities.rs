@@ -74,9 +74,9 @@ impl std::fmt::Debug for Name {
 /// transformed in parallel without sharing mutable state.
 ///
 /// The strings sit end to end in one buffer and the index holds only their
-/// [`Name`]s: a module of a hundred thousand names makes no allocation per
-/// name (two boxed copies of each, as a map from strings kept, cost about
-/// 60 bytes a name).
+/// [`Name`]s: interning makes no allocation per name. (Two boxed copies of
+/// each string, in a list and as a map's keys, cost about 100 bytes a name
+/// more: 12.7 MB for the 127,000 names of the 54 MB benchmark file.)
 #[derive(Clone, Default)]
 pub struct Names {
     /// Every interned string, end to end, in the order they were interned.
