@@ -91,7 +91,7 @@ pub(super) struct Declarations<'f> {
     param_names: BTreeSet<&'f str>,
     variables: BTreeMap<&'f str, &'f Variable>,
     /// Per open scope: single registers by (prefix, number), families by prefix.
-    scopes: Vec<RegScope>,
+    scopes: Vec<RegScope<'f>>,
     outer_names: BTreeSet<&'f str>,
     /// Built on the first name that is neither a variable nor a module name.
     labels: OnceCell<BTreeSet<String>>,
@@ -183,22 +183,25 @@ impl<'f> Declarations<'f> {
     }
 }
 
+/// The registers one scope declares, by the names in the function's name
+/// table (borrowed: an inline-asm block's scope opens and closes for a
+/// handful of instructions, thousands of times in a large module).
 #[derive(Default)]
-struct RegScope {
-    singles: BTreeSet<(String, u64)>,
-    families: BTreeMap<String, u32>,
+struct RegScope<'f> {
+    singles: BTreeSet<(&'f str, u64)>,
+    families: BTreeMap<&'f str, u32>,
 }
 
-impl RegScope {
+impl<'f> RegScope<'f> {
     /// Declares `name` (a family of `count` if given); returns the name it
     /// collides with.
-    fn declare(&mut self, name: &str, count: Option<u32>) -> Option<String> {
+    fn declare(&mut self, name: &'f str, count: Option<u32>) -> Option<String> {
         match count {
             Some(n) => {
-                if self.families.insert(name.to_string(), n).is_some() {
+                if self.families.insert(name, n).is_some() {
                     return Some(format!("{name}<{n}>"));
                 }
-                let hit = self.singles.range((name.to_string(), 0)..(name.to_string(), u64::from(n))).next();
+                let hit = self.singles.range((name, 0)..(name, u64::from(n))).next();
                 hit.map(|(p, i)| format!("{p}{i}"))
             }
             None => {
@@ -207,7 +210,7 @@ impl RegScope {
                     return Some(name.to_string());
                 }
                 // Two singles with the same text are the parser's to report.
-                self.singles.insert((prefix.to_string(), number));
+                self.singles.insert((prefix, number));
                 None
             }
         }
