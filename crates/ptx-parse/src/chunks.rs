@@ -74,11 +74,7 @@ impl Prescan {
 /// long enough to hold one that is too long.
 pub fn prescan(source: &str) -> Result<Prescan, Vec<Diagnostic>> {
     let b = source.as_bytes();
-    let mut cuts = Vec::new();
-    let mut block_opens = Vec::new();
-    // Every bracket, for the nesting limit; braces alone, for the cuts.
-    let mut depth = 0usize;
-    let mut braces = 0usize;
+    let mut marks = Marks::default();
     let mut i = 0;
     while i < b.len() {
         let next = next_special(b, i);
@@ -88,15 +84,37 @@ pub fn prescan(source: &str) -> Result<Prescan, Vec<Diagnostic>> {
         if next == b.len() {
             break;
         }
-        i = next;
+        match marks.act_on(b, next)? {
+            Some(last) => i = last + 1,
+            None => break,
+        }
+    }
+    Ok(Prescan { cuts: marks.cuts, block_opens: marks.block_opens })
+}
+
+/// What the scan has found so far, and the brackets open.
+#[derive(Default)]
+struct Marks {
+    cuts: Vec<usize>,
+    block_opens: Vec<usize>,
+    /// Every bracket, for the nesting limit.
+    depth: usize,
+    /// Braces alone, for the cuts.
+    braces: usize,
+}
+
+impl Marks {
+    /// Acts on the byte at `i`, one of `/ " { } ( ) [ ]`: the offset of the
+    /// last byte it covers (the end of a comment or string), after which the
+    /// scan goes on; None when the rest of the source is a comment that is
+    /// never closed (nothing after it counts: the grammar rejects it).
+    fn act_on(&mut self, b: &[u8], mut i: usize) -> Result<Option<usize>, Vec<Diagnostic>> {
         let c = b[i];
         match CLASS[c as usize] {
             SLASH if b.get(i + 1) == Some(&b'/') => i = skip_line(b, i),
             SLASH if b.get(i + 1) == Some(&b'*') => match block_comment_end(b, i) {
-                // The last byte of the comment; the increment below passes it.
                 Some(end) => i = end - 1,
-                // Unterminated: nothing after it counts (the grammar rejects it).
-                None => break,
+                None => return Ok(None),
             },
             QUOTE => {
                 i += 1;
@@ -108,35 +126,34 @@ pub fn prescan(source: &str) -> Result<Prescan, Vec<Diagnostic>> {
                 }
             }
             OPEN => {
-                depth += 1;
-                if depth > MAX_NESTING {
+                self.depth += 1;
+                if self.depth > MAX_NESTING {
                     let message = format!("nesting is deeper than {MAX_NESTING} levels");
                     return Err(vec![Diagnostic::new(Span::new(i, i + 1), message)]);
                 }
                 if c == b'{' {
-                    if braces == 0 {
-                        block_opens.push(i);
+                    if self.braces == 0 {
+                        self.block_opens.push(i);
                     }
-                    braces += 1;
+                    self.braces += 1;
                 }
             }
             CLOSE => {
-                depth = depth.saturating_sub(1);
+                self.depth = self.depth.saturating_sub(1);
                 if c == b'}' {
-                    if braces == 1 {
+                    if self.braces == 1 {
                         let next = skip_trivia(b, i + 1);
                         if next < b.len() && b[next] == b'.' {
-                            cuts.push(i + 1);
+                            self.cuts.push(i + 1);
                         }
                     }
-                    braces = braces.saturating_sub(1);
+                    self.braces = self.braces.saturating_sub(1);
                 }
             }
             _ => {}
         }
-        i += 1;
+        Ok(Some(i))
     }
-    Ok(Prescan { cuts, block_opens })
 }
 
 /// The offset of the first of `/ " { } ( ) [ ]` at or after `i`, or the
@@ -181,12 +198,17 @@ fn check_token_lengths(b: &[u8], from: usize, to: usize) -> Result<(), Vec<Diagn
             i += 1;
         }
         if i - start > MAX_TOKEN_LEN {
-            let what = if b[start].is_ascii_digit() { "number" } else { "name" };
-            let message = format!("{what} is longer than {MAX_TOKEN_LEN} characters");
-            return Err(vec![Diagnostic::new(Span::new(start, start + 1), message)]);
+            return Err(token_too_long(b, start));
         }
     }
     Ok(())
+}
+
+/// The error of a name or number starting at `start` that is too long.
+fn token_too_long(b: &[u8], start: usize) -> Vec<Diagnostic> {
+    let what = if b[start].is_ascii_digit() { "number" } else { "name" };
+    let message = format!("{what} is longer than {MAX_TOKEN_LEN} characters");
+    vec![Diagnostic::new(Span::new(start, start + 1), message)]
 }
 
 const PLAIN: u8 = 0;
@@ -287,71 +309,34 @@ mod tests {
         super::prescan(source).expect("within the limits").cuts
     }
 
-    /// The scan as it was written first, a byte at a time: the oracle of
-    /// the word-at-a-time scan.
+    /// The scan as it was written first, a byte at a time, measuring every
+    /// name as it passes: the oracle of the jump to the next byte that
+    /// matters and of measuring names only in long stretches.
     fn bytewise_prescan(source: &str) -> Result<(Vec<usize>, Vec<usize>), Vec<super::Diagnostic>> {
         use super::*;
         let b = source.as_bytes();
-        let (mut cuts, mut block_opens) = (Vec::new(), Vec::new());
-        let (mut depth, mut braces, mut i) = (0usize, 0usize, 0);
+        let mut marks = Marks::default();
+        let mut i = 0;
         while i < b.len() {
-            let c = b[i];
-            match CLASS[c as usize] {
+            match CLASS[b[i] as usize] {
+                PLAIN => {}
                 TOKEN => {
                     let start = i;
                     while i + 1 < b.len() && CLASS[b[i + 1] as usize] == TOKEN {
                         i += 1;
                     }
                     if i + 1 - start > MAX_TOKEN_LEN {
-                        let what = if c.is_ascii_digit() { "number" } else { "name" };
-                        let message = format!("{what} is longer than {MAX_TOKEN_LEN} characters");
-                        return Err(vec![Diagnostic::new(Span::new(start, start + 1), message)]);
+                        return Err(token_too_long(b, start));
                     }
                 }
-                SLASH if b.get(i + 1) == Some(&b'/') => i = skip_line(b, i),
-                SLASH if b.get(i + 1) == Some(&b'*') => match block_comment_end(b, i) {
-                    Some(end) => i = end - 1,
+                _ => match marks.act_on(b, i)? {
+                    Some(last) => i = last,
                     None => break,
                 },
-                QUOTE => {
-                    i += 1;
-                    while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
-                        if b[i] == b'\\' {
-                            i += 1;
-                        }
-                        i += 1;
-                    }
-                }
-                OPEN => {
-                    depth += 1;
-                    if depth > MAX_NESTING {
-                        let message = format!("nesting is deeper than {MAX_NESTING} levels");
-                        return Err(vec![Diagnostic::new(Span::new(i, i + 1), message)]);
-                    }
-                    if c == b'{' {
-                        if braces == 0 {
-                            block_opens.push(i);
-                        }
-                        braces += 1;
-                    }
-                }
-                CLOSE => {
-                    depth = depth.saturating_sub(1);
-                    if c == b'}' {
-                        if braces == 1 {
-                            let next = skip_trivia(b, i + 1);
-                            if next < b.len() && b[next] == b'.' {
-                                cuts.push(i + 1);
-                            }
-                        }
-                        braces = braces.saturating_sub(1);
-                    }
-                }
-                _ => {}
             }
             i += 1;
         }
-        Ok((cuts, block_opens))
+        Ok((marks.cuts, marks.block_opens))
     }
 
     fn same_as_bytewise(source: &str) {
