@@ -206,7 +206,11 @@ fn compact_key(seen: &Seen<'_>, reg_codes: &[u16], inst: &Inst) -> Option<[u64; 
 }
 
 /// An operand in 32 bits, its kind in the low four (never 0), when it fits.
-#[inline]
+///
+/// Always inlined: [`compact_key`] calls it for each of four operands
+/// through a closure, and the compiler kept it out of line: inlined, the
+/// verifier runs 13% fewer instructions on the 54 MB bench file.
+#[inline(always)]
 fn compact_operand(seen: &Seen<'_>, reg: impl Fn(RegId) -> u32, op: &Operand) -> Option<u32> {
     let small_name = |n: ptx_ir::Name, bits: u32| (n.as_u32() < 1 << bits).then_some(n.as_u32());
     Some(match op {
