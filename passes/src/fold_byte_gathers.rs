@@ -150,7 +150,7 @@ fn has_byte_pieces(func: &Function) -> bool {
             Opcode::Shl | Opcode::Shr => imm.is_some_and(|k| k % 8 == 0 && k > 0),
             Opcode::And => imm.is_some_and(|m| (0..4).all(|k| matches!((m >> (8 * k)) & 0xff, 0 | 0xff))),
             Opcode::Prmt | Opcode::Bfi => true,
-            Opcode::Mov => matches!(inst.operands.first(), Some(Operand::Vector(_))),
+            Opcode::Mov => inst.vector().is_none() && matches!(inst.operands.first(), Some(Operand::Vector(_))),
             Opcode::Cvt => {
                 inst.as_cvt().is_some_and(|c| c.dst_ty.bits() < c.src_ty.bits() && c.dst_ty.is_integer_like())
             }
@@ -176,7 +176,8 @@ impl Rule for FoldByteGathers {
         let word = inst.first_type().is_some_and(|t| t.bits() == 32 && t.is_integer_like());
         let gathers = match inst.opcode {
             Opcode::Or | Opcode::Bfi | Opcode::Prmt => word,
-            Opcode::Mov => matches!(inst.operands.get(1), Some(Operand::Vector(_))),
+            // `mov.vN` moves whole elements: it gathers nothing.
+            Opcode::Mov => inst.vector().is_none() && matches!(inst.operands.get(1), Some(Operand::Vector(_))),
             _ => false,
         };
         gathers && !inst.has_side_effects()

@@ -193,7 +193,9 @@ impl<C: ByteSources> Walk<'_, '_, C> {
         let int_ty = ty.filter(|t| t.is_integer_like() && *t != ScalarType::Pred);
         let same_width = int_ty.is_some_and(|t| bytes_of(t) == width) && i.modifiers.len() == 1;
         match i.opcode {
-            Opcode::Mov if ops.len() == 2 => match &ops[1] {
+            // Not `mov.vN`: it moves N whole elements, where `{..}` of a plain
+            // `mov` packs its elements into the one destination.
+            Opcode::Mov if ops.len() == 2 && i.vector().is_none() => match &ops[1] {
                 Operand::Vector(parts) => {
                     let part_width = width / parts.len().max(1);
                     if part_width == 0 {

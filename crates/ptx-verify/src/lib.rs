@@ -647,6 +647,10 @@ impl<'f> Checker<'f> {
             n += 1;
         }
         let types = &types[..n];
+        if let (ptx_ir::Opcode::Mov, Some(arity), Some(&t)) = (inst.opcode, inst.vector(), types.first()) {
+            self.vector_move(inst, arity, t);
+            return;
+        }
         // Which instruction types an opcode takes, and in which combinations,
         // the forms of the description said already (`forms::check`).
         let Some(sig) = signature::signature(inst, types) else { return };
@@ -716,6 +720,100 @@ impl<'f> Checker<'f> {
             Operand::Int(_) | Operand::Float(_) => self.immediate(inst, i, op, expect),
             _ => {}
         }
+    }
+
+    /// `mov.vN.t d, a` (ISA 6.4.3): `d` is a vector of N, a vector register
+    /// or a brace list; `a` is one too, or a scalar, typed as a lone operand
+    /// (ptxas takes `mov.v2.u32 v, %r1`, undocumented: in SASS it splits the
+    /// scalar's bits between the elements). Elements are of t's size,
+    /// integer types take no float elements, float types take integer ones
+    /// ([`rules::move_element_fits`]); literals are of one kind.
+    fn vector_move(&mut self, inst: &Inst, arity: u8, t: ScalarType) {
+        let strict = Expect::Strict(t);
+        for (i, op) in inst.operands.iter().enumerate().take(2) {
+            let dest = i == 0;
+            match op {
+                Operand::Vector(elems) if elems.len() != arity as usize => {
+                    let msg = format!(
+                        "{}: operand {} has {} elements, {arity} expected",
+                        self.opcode(inst),
+                        i + 1,
+                        elems.len()
+                    );
+                    self.error(inst, msg);
+                }
+                Operand::Vector(elems) => {
+                    let mut literal_kinds = (false, false);
+                    for elem in elems.iter() {
+                        match elem {
+                            Operand::Reg(r) if self.func.regs[*r].ty.vector.is_none() => self.move_element(inst, *r, t),
+                            Operand::RegComponent(r, _) if self.func.regs[*r].ty.vector.is_some() => {
+                                self.move_element(inst, *r, t)
+                            }
+                            Operand::Int(_) | Operand::Float(_) if dest => {
+                                let msg = format!("{}: a destination element cannot be a literal", self.opcode(inst));
+                                self.error(inst, msg);
+                            }
+                            Operand::Int(_) | Operand::Float(_) => {
+                                let is_int = matches!(elem, Operand::Int(_));
+                                literal_kinds.0 |= is_int;
+                                literal_kinds.1 |= !is_int;
+                                self.immediate(inst, i, elem, strict);
+                            }
+                            _ => {}
+                        }
+                    }
+                    // ptxas: "Vector with elements of different types".
+                    if literal_kinds == (true, true) {
+                        let msg = format!(
+                            "{}: operand {} mixes integer and floating-point literals",
+                            self.opcode(inst),
+                            i + 1
+                        );
+                        self.error(inst, msg);
+                    }
+                }
+                Operand::Reg(r) => match self.func.regs[*r].ty.vector {
+                    Some(k) if k != arity => {
+                        let msg = format!(
+                            "{}: vector register {} has {k} elements, {arity} expected",
+                            self.opcode(inst),
+                            self.reg(*r)
+                        );
+                        self.error(inst, msg);
+                    }
+                    Some(_) => self.move_element(inst, *r, t),
+                    // ptxas: "Result vector expected".
+                    None if dest => {
+                        let msg = format!(
+                            "{}: operand 1 ({}) is a scalar register; a vector of {arity} is expected",
+                            self.opcode(inst),
+                            self.reg(*r)
+                        );
+                        self.error(inst, msg);
+                    }
+                    None => self.scalar(inst, i, *r, strict),
+                },
+                Operand::Int(_) | Operand::Float(_) if !dest => self.immediate(inst, i, op, strict),
+                _ => {}
+            }
+        }
+    }
+
+    /// One element of a brace list of `mov.vN.t`, or the elements of a
+    /// vector register there.
+    fn move_element(&mut self, inst: &Inst, r: RegId, t: ScalarType) {
+        let ty = self.func.regs[r].ty;
+        if rules::move_element_fits(t, ty.scalar) {
+            return;
+        }
+        let (op, reg, scalar) = (self.opcode(inst), self.reg(r), ty.scalar);
+        let msg = if ty.vector.is_some() {
+            format!("{op}: vector register {reg} has .{scalar} elements, which do not agree with .{t}")
+        } else {
+            format!("{op}: vector element {reg} is .{scalar}, which does not agree with .{t}")
+        };
+        self.error(inst, msg);
     }
 
     /// `mov.bN` between a scalar and a whole vector register of N bits

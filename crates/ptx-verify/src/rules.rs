@@ -162,6 +162,13 @@ pub fn vector_element_fits(instr: ScalarType, reg: ScalarType) -> bool {
     }
 }
 
+/// An element of a vector operand of `mov.vN` (ptxas 13.5): of the
+/// instruction type's size exactly, then as [`vector_element_fits`]
+/// (`mov.v2.f32` takes `.u32` elements, `mov.v2.u32` no `.f32` ones).
+pub fn move_element_fits(instr: ScalarType, reg: ScalarType) -> bool {
+    reg.bits() == instr.bits() && vector_element_fits(instr, reg)
+}
+
 /// A literal operand: an integer, or a float of 32 bits (`0f3F800000`) or
 /// 64 bits (`0d3FF0000000000000`, and decimal `1.0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -127,7 +127,7 @@ pub fn signature(inst: &Inst, types: &[ScalarType]) -> Option<Signature> {
         Selp => Signature::of(&[Strict(t), Strict(t), Strict(t), Fixed(Pred)]),
         Slct => Signature::of(&[Strict(t), Strict(t), Strict(t), Strict(second?)]),
         Testp => Signature::of(&[Fixed(Pred), Strict(t)]),
-        // mov.vN is left alone.
+        // mov.vN: `Checker::vector_move`.
         Mov if inst.vector().is_some() => return None,
         Mov => Signature::of(&[Strict(t), Strict(t)]),
         Cvta => Signature::of(&[Strict(t), Strict(t)]),

@@ -2598,6 +2598,9 @@ impl Inst {
 /// * `call{.uni} (ret-param), fptr, (param-list), fproto`
 /// * `call{.uni} fptr, (param-list), fproto`
 /// * `call{.uni} fptr, fproto`
+/// * `call{.uni} (ret-param), func`
+/// * `call{.uni} (ret-param), fptr, flist`
+/// * `call{.uni} (ret-param), fptr, fproto`
 #[derive(Clone, Debug)]
 pub struct Call<'i>(FormView<'i>);
 
@@ -2665,6 +2668,9 @@ impl<'i> Call<'i> {
 /// * `call{.uni} (ret-param), fptr, (param-list), fproto`
 /// * `call{.uni} fptr, (param-list), fproto`
 /// * `call{.uni} fptr, fproto`
+/// * `call{.uni} (ret-param), func`
+/// * `call{.uni} (ret-param), fptr, flist`
+/// * `call{.uni} (ret-param), fptr, fproto`
 #[derive(Clone, Debug)]
 #[must_use]
 pub struct CallBuilder {
@@ -10713,6 +10719,8 @@ impl Inst {
 /// * `mov.u64 d, fname`
 /// * `mov.u32 d, kernel`
 /// * `mov.u64 d, kernel`
+/// * `mov.v2v4.type16to32 d, a`
+/// * `mov.v2.type64 d, a`
 /// * `mov.type d, a`
 #[derive(Clone, Debug)]
 pub struct Mov<'i>(FormView<'i>);
@@ -10744,6 +10752,27 @@ impl<'i> Mov<'i> {
     /// True if `.u64` is there.
     pub fn u64(&self) -> bool {
         self.0.slot("u64").is_some()
+    }
+
+    /// `.v2v4`: one of .v2 .v4 (in a form that writes one of them as a
+    /// word of its own, that word).
+    pub fn v2v4(&self) -> Option<Word> {
+        self.0.slot("v2v4").or_else(|| self.0.word_among(&[Word::V2, Word::V4]))
+    }
+
+    /// `.type16to32`: the type.
+    pub fn type16to32(&self) -> Option<ScalarType> {
+        self.0.slot("type16to32").and_then(|w| ScalarType::from_str(w.as_str()))
+    }
+
+    /// True if `.v2` is there.
+    pub fn v2(&self) -> bool {
+        self.0.slot("v2").is_some()
+    }
+
+    /// `.type64`: the type.
+    pub fn type64(&self) -> Option<ScalarType> {
+        self.0.slot("type64").and_then(|w| ScalarType::from_str(w.as_str()))
     }
 
     /// The operand `d`.
@@ -10790,6 +10819,8 @@ impl<'i> Mov<'i> {
 /// * `mov.u64 d, fname`
 /// * `mov.u32 d, kernel`
 /// * `mov.u64 d, kernel`
+/// * `mov.v2v4.type16to32 d, a`
+/// * `mov.v2.type64 d, a`
 /// * `mov.type d, a`
 #[derive(Clone, Debug)]
 #[must_use]
@@ -10817,6 +10848,30 @@ impl MovBuilder {
     /// Adds `.u64`.
     pub fn u64(mut self) -> Self {
         self.modifiers.push((2, word(Word::U64, Opcode::Mov)));
+        self
+    }
+
+    /// Sets `.v2v4`: one of .v2 .v4.
+    pub fn v2v4(mut self, w: Word) -> Self {
+        self.modifiers.push((3, word(w, Opcode::Mov)));
+        self
+    }
+
+    /// Sets `.type16to32`.
+    pub fn type16to32(mut self, ty: ScalarType) -> Self {
+        self.modifiers.push((4, Modifier::Type(ty)));
+        self
+    }
+
+    /// Adds `.v2`.
+    pub fn v2(mut self) -> Self {
+        self.modifiers.push((5, word(Word::V2, Opcode::Mov)));
+        self
+    }
+
+    /// Sets `.type64`.
+    pub fn type64(mut self, ty: ScalarType) -> Self {
+        self.modifiers.push((6, Modifier::Type(ty)));
         self
     }
 
