@@ -19,8 +19,8 @@ use crate::program::{Binding, Formal, FuncInfo, Program};
 use crate::softfloat::{self as sf, Format, Mode};
 use cranelift_entity::EntityRef;
 use ptx_ir::{
-    AddrBase, Address, CmpOp, FloatImm, FuncId, Function, Inst, Modifier, Opcode, Operand, RegId, Rounding, ScalarType,
-    StateSpace, Word,
+    AddrBase, Address, CmpOp, ElementIndex, FloatImm, FuncId, Function, Inst, IntImm, Modifier, Opcode, Operand, RegId,
+    Rounding, ScalarType, StateSpace, Word,
 };
 
 mod tensor;
@@ -593,6 +593,44 @@ impl<'a, 'p> Ctx<'a, 'p> {
         }
     }
 
+    /// `at`'s instruction with each `arr[i]` (ISA 6.4.2) written as the
+    /// address it names now, `[arr+offset]` with `i` scaled by the element
+    /// size (a register index read as it is at this step).
+    fn elements_resolved(&self, at: &At<'_>) -> R<Inst> {
+        let mut inst = at.inst.clone();
+        for op in inst.operands.iter_mut() {
+            let Operand::Element(element) = op else { continue };
+            let element_size = match at.info.bindings.get(&(at.pc as u32, element.array)) {
+                Some(Binding::Frame(i)) => at.info.frame_vars[*i].element,
+                Some(Binding::Static(i)) => self.prog.statics[*i].element,
+                _ => None,
+            };
+            let Some(size) = element_size else {
+                return Err(self.unsupported_because(at, "element of an array that is not one-dimensional scalars"));
+            };
+            let index = match element.index {
+                ElementIndex::Literal(i) => i.bits,
+                ElementIndex::Reg(r) => {
+                    let bits = self.reg_bits(at, r)?;
+                    (self.reg_value(r) & mask(bits)) as u64
+                }
+                ElementIndex::RegPlus(r, i) => {
+                    let bits = self.reg_bits(at, r)?;
+                    ((self.reg_value(r) & mask(bits)) as u64).wrapping_add(i.bits)
+                }
+            };
+            let offset = index.wrapping_mul(size);
+            *op = match at.inst.opcode {
+                Opcode::Ld | Opcode::Ldu | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Prefetch => {
+                    Operand::Address(Box::new(Address::symbol(element.array, offset as i64)))
+                }
+                // `mov d, arr[i]`: the address as a value.
+                _ => Operand::SymbolOffset(Box::new((element.array, IntImm { bits: offset, text: None }))),
+            };
+        }
+        Ok(inst)
+    }
+
     // ------------------------------------------------------------ memory
 
     /// Resolves an address operand to (space, in-space address).
@@ -831,6 +869,10 @@ impl<'a, 'p> Ctx<'a, 'p> {
 
     fn exec(&mut self, at: &At<'_>) -> R<Flow> {
         use Opcode::*;
+        if at.inst.operands.iter().any(|op| matches!(op, Operand::Element(_))) {
+            let inst = self.elements_resolved(at)?;
+            return self.exec(&At { inst: &inst, ..*at });
+        }
         match at.inst.opcode {
             Ld | Ldu => self.exec_ld(at),
             St => self.exec_st(at),

@@ -38,6 +38,8 @@ pub struct FrameVar {
     pub size: u64,
     /// Alignment in bytes.
     pub align: u64,
+    /// What `name[i]` scales `i` by (see [`element_bytes`]).
+    pub element: Option<u64>,
 }
 
 /// A formal parameter or return value of a function.
@@ -62,6 +64,8 @@ pub struct StaticVar {
     pub size: u64,
     /// Alignment in bytes.
     pub align: u64,
+    /// What `name[i]` scales `i` by (see [`element_bytes`]).
+    pub element: Option<u64>,
     /// Initial contents, or why they cannot be modelled.
     pub init: Result<Vec<u8>, String>,
     /// Declared `x[]` without size (dynamic shared memory).
@@ -106,6 +110,13 @@ pub struct Program<'m> {
     pub statics: Vec<StaticVar>,
     /// Function ids by name.
     pub func_by_name: FxHashMap<String, FuncId>,
+}
+
+/// The size of an element of a one-dimensional array of scalars, by which
+/// `arr[i]` scales `i` (ISA 6.4.2; ptxas 13.5: `a[1]` of a `.b16` array
+/// is byte 2). Other variables: not modelled.
+fn element_bytes(v: &Variable) -> Option<u64> {
+    (v.dims.len() == 1 && v.vector().is_none()).then_some(v.ty()?.bytes() as u64)
 }
 
 fn var_align(v: &Variable) -> u64 {
@@ -221,7 +232,17 @@ fn static_var(v: &Variable, module_level: bool, funcs: &FxHashMap<String, FuncId
         (Some(init), Some(ty)) => init_bytes(init.value(), ty, size, funcs),
         (Some(_), None) => Err("initializer of an untyped variable".into()),
     };
-    Some(StaticVar { name: v.name.clone(), space, size, align: var_align(v), init, dynamic, module_level, owner: None })
+    Some(StaticVar {
+        name: v.name.clone(),
+        space,
+        size,
+        align: var_align(v),
+        element: element_bytes(v),
+        init,
+        dynamic,
+        module_level,
+        owner: None,
+    })
 }
 
 impl<'m> Program<'m> {
@@ -338,6 +359,7 @@ fn prepare_function(
             space: StateSpace::Param,
             size: v.size_bytes().unwrap_or(0),
             align: var_align(v),
+            element: element_bytes(v),
         });
         Formal::Mem(idx)
     };
@@ -376,6 +398,7 @@ fn prepare_function(
                             space,
                             size: v.size_bytes().unwrap_or(0),
                             align: var_align(v),
+                            element: element_bytes(v),
                         });
                         Some(Binding::Frame(idx))
                     }
@@ -417,6 +440,7 @@ fn collect_symbols(op: &Operand, out: &mut Vec<Name>) {
     match op {
         Operand::Symbol(n) => out.push(*n),
         Operand::SymbolOffset(symbol_offset) => out.push(symbol_offset.0),
+        Operand::Element(element) => out.push(element.array),
         Operand::Address(a) => {
             if let AddrBase::Symbol(n) = a.base {
                 out.push(n);

@@ -369,6 +369,12 @@ pub enum Operand {
     /// A register plus a constant, `%r2+4`: undocumented, but ptxas accepts
     /// it as a source and adds. It reads the register.
     RegOffset(Box<(RegId, IntImm)>),
+    /// `arr[2]`, `arr[%r1]`, `arr[%r1+4]`: element of an array variable
+    /// (ISA 6.4.2), the address `arr + index * element size`, read as an
+    /// address (`ld`, `st`) or as its value (`mov`). Boxed like
+    /// [`Operand::SymbolOffset`]. The IR knows no element sizes: passes
+    /// leave such instructions alone.
+    Element(Box<ArrayElement>),
     /// An integer literal.
     Int(IntImm),
     /// A float literal.
@@ -390,6 +396,46 @@ pub enum Operand {
     Sink,
 }
 
+/// `arr[index]`: see [`Operand::Element`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayElement {
+    /// The array variable.
+    pub array: Name,
+    /// Which element.
+    pub index: ElementIndex,
+}
+
+/// The index of an [`ArrayElement`]: what ISA 6.4.2 allows between the
+/// brackets, a constant, a register, or a register plus a constant (the
+/// text also allows one subtracted, which ptxas 13.5 rejects: `arr[%r-4]`;
+/// it takes `arr[%r+-4]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementIndex {
+    /// `arr[2]`, `arr[-1]` (the literal as written, its sign included).
+    Literal(IntImm),
+    /// `arr[%r1]`
+    Reg(RegId),
+    /// `arr[%r1+4]`, `arr[%r1+-4]`
+    RegPlus(RegId, IntImm),
+}
+
+impl ElementIndex {
+    /// The register of the index, if there is one.
+    pub fn reg(&self) -> Option<RegId> {
+        match *self {
+            ElementIndex::Literal(_) => None,
+            ElementIndex::Reg(r) | ElementIndex::RegPlus(r, _) => Some(r),
+        }
+    }
+
+    fn reg_mut(&mut self) -> Option<&mut RegId> {
+        match self {
+            ElementIndex::Literal(_) => None,
+            ElementIndex::Reg(r) | ElementIndex::RegPlus(r, _) => Some(r),
+        }
+    }
+}
+
 impl Operand {
     /// Calls `f` for every register this operand mentions, with whether the
     /// position is an address (addresses are always read).
@@ -401,6 +447,12 @@ impl Operand {
         match self {
             Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) => f(*r, in_addr),
             Operand::RegOffset(offset) => f(offset.0, in_addr),
+            // An element's index register is read, wherever the element is.
+            Operand::Element(element) => {
+                if let Some(r) = element.index.reg() {
+                    f(r, true);
+                }
+            }
             Operand::Address(a) => {
                 if let AddrBase::Reg(r) = a.base {
                     f(r, true);
@@ -428,6 +480,11 @@ impl Operand {
         match self {
             Operand::Reg(r) | Operand::RegComponent(r, _) | Operand::RegSelect(r, _) => f(r),
             Operand::RegOffset(offset) => f(&mut offset.0),
+            Operand::Element(element) => {
+                if let Some(r) = element.index.reg_mut() {
+                    f(r);
+                }
+            }
             Operand::Address(a) => {
                 if let AddrBase::Reg(r) = &mut a.base {
                     f(r);

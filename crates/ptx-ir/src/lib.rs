@@ -44,7 +44,8 @@ pub use entities::{FuncId, InstId, LabelId, Name, Names, OtherOpcode, RegId, MAX
 pub use fresh::FreshRegs;
 pub use init::{FloatLit, InitValue, Initializer, IntLit};
 pub use inst::{
-    Access, AddrBase, Address, AddressRest, FloatImm, Guard, Inst, IntImm, Modifier, Modifiers, Operand, Operands,
+    Access, AddrBase, Address, AddressRest, ArrayElement, ElementIndex, FloatImm, Guard, Inst, IntImm, Modifier,
+    Modifiers, Operand, Operands,
 };
 pub use module::{
     DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,

@@ -4,10 +4,10 @@
 use crate::Rule;
 use pest::iterators::Pair;
 use ptx_ir::{
-    AddrBase, Address, DeclWord, Diagnostic, FloatImm, FloatLit, Function, FunctionKind, Guard, InitValue, Initializer,
-    Inst, InstId, IntImm, IntLit, LabelData, LabelId, Modifier, Modifiers, Module, ModuleItem, Name, Opcode, Operand,
-    Operands, RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegIndex, RegType, ScalarType, Span, StateSpace,
-    Stmt, Variable, Word,
+    AddrBase, Address, ArrayElement, DeclWord, Diagnostic, ElementIndex, FloatImm, FloatLit, Function, FunctionKind,
+    Guard, InitValue, Initializer, Inst, InstId, IntImm, IntLit, LabelData, LabelId, Modifier, Modifiers, Module,
+    ModuleItem, Name, Opcode, Operand, Operands, RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegIndex, RegType,
+    ScalarType, Span, StateSpace, Stmt, Variable, Word,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -951,6 +951,7 @@ impl<'i> FunctionLowering<'i> {
                 },
                 Rule::pair_second => self.join_pair(&mut operands, part)?,
                 Rule::symbol_offset => self.join_offset(&mut operands, part)?,
+                Rule::element_index => self.join_element(&mut operands, part)?,
                 _ => operands.push(self.operand(part)?),
             }
         }
@@ -1036,6 +1037,7 @@ impl<'i> FunctionLowering<'i> {
             match p.as_rule() {
                 Rule::pair_second => self.join_pair(&mut ops, p)?,
                 Rule::symbol_offset => self.join_offset(&mut ops, p)?,
+                Rule::element_index => self.join_element(&mut ops, p)?,
                 _ => ops.push(self.operand(p)?),
             }
         }
@@ -1073,6 +1075,45 @@ impl<'i> FunctionLowering<'i> {
                 None
             }
         }
+    }
+
+    /// `arr[index]`: the grammar gives the index after the operand `arr`.
+    fn join_element(&mut self, ops: &mut Operands, element: Pair<'i, Rule>) -> Option<()> {
+        let span = self.span(&element);
+        let array = match ops.pop()? {
+            Operand::Symbol(name) => name,
+            _ => {
+                self.error(span, "only an array variable can be indexed ('arr[i]')");
+                return None;
+            }
+        };
+        let mut parts = element.into_inner();
+        let first = parts.next()?;
+        let index = if first.as_rule() == Rule::element_literal {
+            ElementIndex::Literal(self.index_literal(first.as_str(), span)?)
+        } else {
+            let Operand::Reg(reg) = self.reg_or_symbol(first) else {
+                self.error(span, "an array index is a constant, a register, or a register plus a constant");
+                return None;
+            };
+            match parts.next() {
+                None => ElementIndex::Reg(reg),
+                Some(offset) => ElementIndex::RegPlus(reg, self.index_literal(offset.as_str(), span)?),
+            }
+        };
+        ops.push(Operand::Element(Box::new(ArrayElement { array, index })));
+        Some(())
+    }
+
+    /// An integer literal of an array index, its sign included.
+    fn index_literal(&mut self, text: &str, span: Span) -> Option<IntImm> {
+        let digits = text.strip_prefix('-').map_or(text, str::trim_start);
+        let Some(value) = parse_int(digits) else {
+            self.error(span, format!("array index '{text}' does not fit in 64 bits"));
+            return None;
+        };
+        let bits = if text.starts_with('-') { value.wrapping_neg() } else { value };
+        Some(IntImm { bits, text: Some(self.func.names.intern(text)) })
     }
 
     fn reg_or_symbol(&mut self, pair: Pair<'i, Rule>) -> Operand {
@@ -1225,6 +1266,7 @@ impl<'i> FunctionLowering<'i> {
                 }
                 Rule::pair_second => self.join_pair(&mut rest, part)?,
                 Rule::symbol_offset => self.join_offset(&mut rest, part)?,
+                Rule::element_index => self.join_element(&mut rest, part)?,
                 Rule::unified => unified = true,
                 _ => rest.push(self.operand(part)?),
             }

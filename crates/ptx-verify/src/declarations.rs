@@ -318,6 +318,7 @@ fn visit_symbols(op: &Operand, f: &mut impl FnMut(ptx_ir::Name, bool)) {
     match op {
         Operand::Symbol(n) => f(*n, false),
         Operand::SymbolOffset(symbol_offset) => f(symbol_offset.0, false),
+        Operand::Element(element) => f(element.array, false),
         Operand::Address(a) => {
             if let AddrBase::Symbol(n) = a.base {
                 f(n, true);

@@ -484,6 +484,7 @@ impl<'f> Checker<'f> {
             },
             Operand::Symbol(name) => *name,
             Operand::SymbolOffset(symbol_offset) => symbol_offset.0,
+            Operand::Element(element) => element.array,
             _ => return None,
         };
         let name = self.func.names.get(name);
@@ -539,6 +540,7 @@ impl<'f> Checker<'f> {
             }
             Operand::Symbol(name) => self.symbol(inst, self.func.names.get(*name)),
             Operand::SymbolOffset(symbol_offset) => self.symbol(inst, self.func.names.get(symbol_offset.0)),
+            Operand::Element(element) => self.symbol(inst, self.func.names.get(element.array)),
             // Video selectors: ptxas judges which registers they apply to.
             Operand::RegSelect(..) | Operand::RegOffset(..) => {}
             Operand::RegComponent(r, c) => {

@@ -229,6 +229,7 @@ fn literal_value(op: &Operand) -> Option<i64> {
 fn is_constant(op: &Operand) -> bool {
     match op {
         Operand::Int(_) | Operand::Float(_) | Operand::Symbol(_) | Operand::SymbolOffset(..) => true,
+        Operand::Element(element) => element.index.reg().is_none(),
         Operand::Neg(inner) | Operand::Not(inner) => is_constant(inner),
         _ => false,
     }
@@ -269,6 +270,8 @@ fn operand_fits(isa: &Isa, func: &Function, spec: &OperandSpec, filled: &Filled,
             Operand::Address(a) => {
                 (fewest as usize..=most as usize).contains(&(1 + a.rest.len())) && (unified || !a.unified)
             }
+            // `arr[i]` is the address `[arr + i * size]` (ISA 6.4.2).
+            Operand::Element(_) => fewest == 1,
             _ => false,
         },
         OperandKind::Pair { second_optional } => match op {

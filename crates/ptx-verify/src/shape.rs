@@ -27,7 +27,7 @@
 //! Whoever makes a check read more of an operand than this must make the
 //! shape say it too (`write_operand`, `same_operand`, `compact_operand`).
 
-use ptx_ir::{AddrBase, Function, Inst, InstId, Opcode, Operand, RegId};
+use ptx_ir::{AddrBase, ElementIndex, Function, Inst, InstId, Opcode, Operand, RegId};
 use rustc_hash::FxHasher;
 use std::hash::{Hash, Hasher};
 
@@ -356,6 +356,15 @@ fn same_operand(seen: &Seen<'_>, a: &Operand, b: &Operand) -> bool {
         (Operand::RegComponent(x, c), Operand::RegComponent(y, d)) => c == d && same_reg(x, y),
         (Operand::RegSelect(x, n), Operand::RegSelect(y, m)) => n == m && same_reg(x, y),
         (Operand::RegOffset(x), Operand::RegOffset(y)) => x.1 == y.1 && same_reg(&x.0, &y.0),
+        (Operand::Element(x), Operand::Element(y)) => {
+            x.array == y.array
+                && match (x.index, y.index) {
+                    (ElementIndex::Literal(i), ElementIndex::Literal(j)) => i.bits == j.bits,
+                    (ElementIndex::Reg(p), ElementIndex::Reg(q)) => same_reg(&p, &q),
+                    (ElementIndex::RegPlus(p, i), ElementIndex::RegPlus(q, j)) => i.bits == j.bits && same_reg(&p, &q),
+                    _ => false,
+                }
+        }
         (Operand::Int(x), Operand::Int(y)) => !seen.literal_values || x.bits == y.bits,
         (Operand::Float(x), Operand::Float(y)) => x.single() == y.single(),
         (Operand::Label(x), Operand::Label(y)) => seen.placed(*x) == seen.placed(*y),
@@ -594,7 +603,23 @@ fn write_operand<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, op: &Operand,
             return write_operand::<H, PORTABLE>(seen, &pair.0, out) && write_operand::<H, PORTABLE>(seen, &pair.1, out)
         }
         Operand::Not(inner) | Operand::Neg(inner) => return write_operand::<H, PORTABLE>(seen, inner, out),
-        Operand::Symbol(_) | Operand::SymbolOffset(..) if PORTABLE => return false,
+        Operand::Symbol(_) | Operand::SymbolOffset(..) | Operand::Element(_) if PORTABLE => return false,
+        Operand::Element(element) => {
+            element.array.hash(out);
+            std::mem::discriminant(&element.index).hash(out);
+            match element.index {
+                ElementIndex::Literal(i) => {
+                    let bits = i.bits;
+                    bits.hash(out)
+                }
+                ElementIndex::Reg(r) => reg_ty(func, r).hash(out),
+                ElementIndex::RegPlus(r, i) => {
+                    reg_ty(func, r).hash(out);
+                    let bits = i.bits;
+                    bits.hash(out);
+                }
+            }
+        }
         Operand::Symbol(n) => n.hash(out),
         Operand::SymbolOffset(symbol_offset) => {
             symbol_offset.0.hash(out);

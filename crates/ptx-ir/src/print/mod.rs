@@ -9,7 +9,7 @@
 //! same text.
 
 use crate::entities::Name;
-use crate::inst::{AddrBase, Inst, Modifier, Operand};
+use crate::inst::{AddrBase, ElementIndex, Inst, Modifier, Operand};
 use crate::module::{DeclWord, Function, FunctionKind, Module, ModuleItem, RawDirective, RegDecl, Stmt, Variable};
 use crate::opcodes::Opcode;
 use std::fmt::Write;
@@ -465,6 +465,20 @@ pub fn write_operand(func: &Function, op: &Operand, out: &mut String) {
             write_name(func, n, out);
             out.push('+');
             write_operand(func, &Operand::Int(offset), out);
+        }
+        Operand::Element(element) => {
+            write_name(func, element.array, out);
+            out.push('[');
+            match element.index {
+                ElementIndex::Literal(i) => write_operand(func, &Operand::Int(i), out),
+                ElementIndex::Reg(r) => write_reg(func, r, out),
+                ElementIndex::RegPlus(r, i) => {
+                    write_reg(func, r, out);
+                    out.push('+');
+                    write_operand(func, &Operand::Int(i), out);
+                }
+            }
+            out.push(']');
         }
         Operand::Label(l) => write_name(func, func.labels[*l].name, out),
         Operand::Int(i) => match i.text {
