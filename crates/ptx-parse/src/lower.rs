@@ -1055,19 +1055,14 @@ impl<'i> FunctionLowering<'i> {
     /// `var+16`: the grammar gives the offset after the operand `var`.
     fn join_offset(&mut self, ops: &mut Operands, offset: Pair<'i, Rule>) -> Option<()> {
         let span = self.span(&offset);
-        let literal = offset.into_inner().next()?.as_str();
-        let Some(bits) = parse_int(literal) else {
-            self.error(span, format!("offset '{literal}' does not fit in 64 bits"));
-            return None;
-        };
-        let text = self.func.names.intern(literal);
+        let literal = self.signed_literal(offset.into_inner().next()?.as_str(), "offset", span)?;
         match ops.pop()? {
             Operand::Symbol(name) => {
-                ops.push(Operand::SymbolOffset(Box::new((name, IntImm { bits, text: Some(text) }))));
+                ops.push(Operand::SymbolOffset(Box::new((name, literal))));
                 Some(())
             }
             Operand::Reg(reg) => {
-                ops.push(Operand::RegOffset(Box::new((reg, IntImm { bits, text: Some(text) }))));
+                ops.push(Operand::RegOffset(Box::new((reg, literal))));
                 Some(())
             }
             _ => {
@@ -1089,8 +1084,8 @@ impl<'i> FunctionLowering<'i> {
         };
         let mut parts = element.into_inner();
         let first = parts.next()?;
-        let index = if first.as_rule() == Rule::element_literal {
-            ElementIndex::Literal(self.index_literal(first.as_str(), span)?)
+        let index = if first.as_rule() == Rule::signed_int {
+            ElementIndex::Literal(self.signed_literal(first.as_str(), "array index", span)?)
         } else {
             let Operand::Reg(reg) = self.reg_or_symbol(first) else {
                 self.error(span, "an array index is a constant, a register, or a register plus a constant");
@@ -1098,18 +1093,19 @@ impl<'i> FunctionLowering<'i> {
             };
             match parts.next() {
                 None => ElementIndex::Reg(reg),
-                Some(offset) => ElementIndex::RegPlus(reg, self.index_literal(offset.as_str(), span)?),
+                Some(offset) => ElementIndex::RegPlus(reg, self.signed_literal(offset.as_str(), "array index", span)?),
             }
         };
         ops.push(Operand::Element(Box::new(ArrayElement { array, index })));
         Some(())
     }
 
-    /// An integer literal of an array index, its sign included.
-    fn index_literal(&mut self, text: &str, span: Span) -> Option<IntImm> {
+    /// A `signed_int` (an offset or an array index), its sign included:
+    /// the value as written and the text.
+    fn signed_literal(&mut self, text: &str, what: &str, span: Span) -> Option<IntImm> {
         let digits = text.strip_prefix('-').map_or(text, str::trim_start);
         let Some(value) = parse_int(digits) else {
-            self.error(span, format!("array index '{text}' does not fit in 64 bits"));
+            self.error(span, format!("{what} '{text}' does not fit in 64 bits"));
             return None;
         };
         let bits = if text.starts_with('-') { value.wrapping_neg() } else { value };
