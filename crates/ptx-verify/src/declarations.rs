@@ -70,6 +70,7 @@ pub(super) fn check_module(module: &Module) -> Vec<Diagnostic> {
     for item in &module.items {
         if let ModuleItem::Variable(v) = item {
             check_vector_size(v, &mut errors);
+            check_array_size(v, Declared::Variable, &mut errors);
             if !v.linkage.iter().any(|l| l == "extern") && !defined.insert(v.name.as_str()) {
                 errors.push(Diagnostic::new(v.span, format!("variable '{}' is defined twice", v.name)));
             }
@@ -103,8 +104,13 @@ impl<'f> Declarations<'f> {
         let mut errors = Vec::new();
         let params: Vec<&Variable> = func.params.iter().flatten().chain(func.returns.iter().flatten()).collect();
         let mut param_names: BTreeSet<&str> = BTreeSet::new();
+        let declared = match func.kind {
+            ptx_ir::FunctionKind::Entry => Declared::KernelParam,
+            ptx_ir::FunctionKind::Func => Declared::FuncParam,
+        };
         for p in &params {
             check_vector_size(p, &mut errors);
+            check_array_size(p, declared, &mut errors);
             if p.name != "_" && !param_names.insert(p.name.as_str()) {
                 errors.push(Diagnostic::new(p.span, format!("parameter '{}' is declared twice", p.name)));
             }
@@ -153,6 +159,7 @@ impl<'f> Declarations<'f> {
             }
             Stmt::Variable(v) => {
                 check_vector_size(v, &mut self.errors);
+                check_array_size(v, Declared::Variable, &mut self.errors);
                 let outermost = self.scopes.len() == 1;
                 let name = v.name.as_str();
                 if outermost && (self.param_names.contains(name) || !self.outer_names.insert(name)) {
@@ -238,6 +245,35 @@ fn check_vector_size(v: &Variable, errors: &mut Vec<Diagnostic>) {
             errors.push(Diagnostic::new(v.span, vector_too_large(n, scalar)));
         }
     }
+}
+
+/// Where a variable is declared, for [`check_array_size`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Declared {
+    Variable,
+    KernelParam,
+    FuncParam,
+}
+
+/// An array of unknown size (`a[]`), as ptxas 13.5 takes it: sized by its
+/// initializer, `.extern` (dynamic shared memory) or a parameter of a
+/// `.func`; never a parameter of a kernel; only its first dimension left
+/// out. ptxas: "Non-external variable 'a' has incomplete type", "Parameter
+/// to entry function cannot be an incomplete array", a syntax error for
+/// `a[2][]`.
+fn check_array_size(v: &Variable, declared: Declared, errors: &mut Vec<Diagnostic>) {
+    let message = if v.dims.iter().skip(1).any(Option::is_none) {
+        format!("only the first dimension of array '{}' may be left out", v.name)
+    } else if v.dims.first() != Some(&None) || declared == Declared::FuncParam {
+        return;
+    } else if declared == Declared::KernelParam {
+        format!("parameter '{}' of a kernel cannot be an array of unknown size", v.name)
+    } else if v.init.is_none() && !v.linkage.iter().any(|l| l == "extern") {
+        format!("array '{}' has no size: give one, an initializer, or declare it .extern", v.name)
+    } else {
+        return;
+    };
+    errors.push(Diagnostic::new(v.span, message));
 }
 
 /// `%r012` -> (`%r`, 12).
