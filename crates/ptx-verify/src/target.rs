@@ -672,6 +672,12 @@ pub(crate) fn check_header(module: &Module) -> Vec<Diagnostic> {
         let msg = format!("Illegal value {bits} for .address_size directive (must be 32 or 64)");
         errors.push(Diagnostic::new(directive_span(module, ".address_size"), msg));
     }
+    if module.address_size.is_some() && version < 23 {
+        // ptxas 13.5: "Feature '.address_size directive' requires PTX ISA
+        // .version 2.3 or later".
+        let msg = format!(".address_size needs .version 2.3 or later (the module declares .version {major}.{minor})");
+        errors.push(Diagnostic::new(directive_span(module, ".address_size"), msg));
+    }
     if module.address_size == Some(32) {
         // ptxas 12.9 and 13.5: "32-Bit compilation is no longer supported".
         let msg = ".address_size 32: 32-bit compilation is no longer supported by ptxas".to_string();
