@@ -240,6 +240,17 @@ fn check_vector_size(v: &Variable, errors: &mut Vec<Diagnostic>) {
         DeclWord::Vector(n) => Some(*n),
         _ => None,
     });
+    // ptxas 13.5: a syntax error (`.global .b32 .v2 g`), in every space.
+    let type_at = v.words.iter().position(|w| matches!(w, DeclWord::Type(_)));
+    let vector_at = v.words.iter().position(|w| matches!(w, DeclWord::Vector(_)));
+    if let (Some(t), Some(n), Some(at)) = (v.ty(), vector, vector_at) {
+        if type_at.is_some_and(|type_at| type_at < at) {
+            errors.push(Diagnostic::new(
+                v.span,
+                format!("the vector size .v{n} comes before the type .{t}, not after it"),
+            ));
+        }
+    }
     if let (Some(n), Some(scalar)) = (vector, v.ty()) {
         if u32::from(n) * scalar.bits() > MAX_VECTOR_BITS {
             errors.push(Diagnostic::new(v.span, vector_too_large(n, scalar)));
