@@ -19,8 +19,8 @@ use crate::program::{Binding, Formal, FuncInfo, Program};
 use crate::softfloat::{self as sf, Format, Mode};
 use cranelift_entity::EntityRef;
 use ptx_ir::{
-    AddrBase, Address, CmpOp, ElementIndex, FloatImm, FuncId, Function, Inst, IntImm, Modifier, Opcode, Operand, RegId,
-    Rounding, ScalarType, StateSpace, Word,
+    AddrBase, Address, CmpOp, FloatImm, FuncId, Function, Inst, IntImm, Modifier, Opcode, Operand, RegId, Rounding,
+    ScalarType, StateSpace, Word,
 };
 
 mod tensor;
@@ -608,24 +608,22 @@ impl<'a, 'p> Ctx<'a, 'p> {
             let Some(size) = element_size else {
                 return Err(self.unsupported_because(at, "element of an array that is not one-dimensional scalars"));
             };
-            let index = match element.index {
-                ElementIndex::Literal(i) => i.bits,
-                ElementIndex::Reg(r) => {
+            let base = match element.index.reg() {
+                Some(r) => {
                     let bits = self.reg_bits(at, r)?;
                     (self.reg_value(r) & mask(bits)) as u64
                 }
-                ElementIndex::RegPlus(r, i) => {
-                    let bits = self.reg_bits(at, r)?;
-                    ((self.reg_value(r) & mask(bits)) as u64).wrapping_add(i.bits)
-                }
+                None => 0,
             };
-            let offset = index.wrapping_mul(size);
+            let offset = base.wrapping_add(element.index.constant()).wrapping_mul(size);
             *op = match at.inst.opcode {
-                Opcode::Ld | Opcode::Ldu | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Prefetch => {
-                    Operand::Address(Box::new(Address::symbol(element.array, offset as i64)))
+                // `mov d, arr[i]`, `cvta`: the address as a value (where the
+                // forms take a variable's address, `avar`).
+                Opcode::Mov | Opcode::Cvta => {
+                    Operand::SymbolOffset(Box::new((element.array, IntImm { bits: offset, text: None })))
                 }
-                // `mov d, arr[i]`: the address as a value.
-                _ => Operand::SymbolOffset(Box::new((element.array, IntImm { bits: offset, text: None }))),
+                // Everywhere else an element stands where `[a]` would.
+                _ => Operand::Address(Box::new(Address::symbol(element.array, offset as i64))),
             };
         }
         Ok(inst)

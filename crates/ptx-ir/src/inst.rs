@@ -428,6 +428,15 @@ impl ElementIndex {
         }
     }
 
+    /// The constant part: the literal, or what is added to the register
+    /// (0 for a register alone), as a 64-bit two's complement value.
+    pub fn constant(&self) -> u64 {
+        match *self {
+            ElementIndex::Literal(i) | ElementIndex::RegPlus(_, i) => i.bits,
+            ElementIndex::Reg(_) => 0,
+        }
+    }
+
     fn reg_mut(&mut self) -> Option<&mut RegId> {
         match self {
             ElementIndex::Literal(_) => None,

@@ -69,7 +69,7 @@ pub(super) fn check_module(module: &Module) -> Vec<Diagnostic> {
     let mut defined: BTreeSet<&str> = BTreeSet::new();
     for item in &module.items {
         if let ModuleItem::Variable(v) = item {
-            check_vector_size(v, &mut errors);
+            check_vector_word(v, &mut errors);
             check_array_size(v, Declared::Variable, &mut errors);
             if !v.linkage.iter().any(|l| l == "extern") && !defined.insert(v.name.as_str()) {
                 errors.push(Diagnostic::new(v.span, format!("variable '{}' is defined twice", v.name)));
@@ -109,7 +109,7 @@ impl<'f> Declarations<'f> {
             ptx_ir::FunctionKind::Func => Declared::FuncParam,
         };
         for p in &params {
-            check_vector_size(p, &mut errors);
+            check_vector_word(p, &mut errors);
             check_array_size(p, declared, &mut errors);
             if p.name != "_" && !param_names.insert(p.name.as_str()) {
                 errors.push(Diagnostic::new(p.span, format!("parameter '{}' is declared twice", p.name)));
@@ -158,7 +158,7 @@ impl<'f> Declarations<'f> {
                 }
             }
             Stmt::Variable(v) => {
-                check_vector_size(v, &mut self.errors);
+                check_vector_word(v, &mut self.errors);
                 check_array_size(v, Declared::Variable, &mut self.errors);
                 let outermost = self.scopes.len() == 1;
                 let name = v.name.as_str();
@@ -235,26 +235,22 @@ fn vector_too_large(n: u8, scalar: ScalarType) -> String {
     )
 }
 
-fn check_vector_size(v: &Variable, errors: &mut Vec<Diagnostic>) {
-    let vector = v.words.iter().find_map(|w| match w {
-        DeclWord::Vector(n) => Some(*n),
+/// A declaration's vector word: at most 128 bits, and before the type
+/// (ptxas 13.5: `.global .b32 .v2 g` is a syntax error, in every space).
+fn check_vector_word(v: &Variable, errors: &mut Vec<Diagnostic>) {
+    let Some((at, n)) = v.words.iter().enumerate().find_map(|(at, w)| match w {
+        DeclWord::Vector(n) => Some((at, *n)),
         _ => None,
-    });
-    // ptxas 13.5: a syntax error (`.global .b32 .v2 g`), in every space.
-    let type_at = v.words.iter().position(|w| matches!(w, DeclWord::Type(_)));
-    let vector_at = v.words.iter().position(|w| matches!(w, DeclWord::Vector(_)));
-    if let (Some(t), Some(n), Some(at)) = (v.ty(), vector, vector_at) {
-        if type_at.is_some_and(|type_at| type_at < at) {
-            errors.push(Diagnostic::new(
-                v.span,
-                format!("the vector size .v{n} comes before the type .{t}, not after it"),
-            ));
-        }
+    }) else {
+        return;
+    };
+    let Some(scalar) = v.ty() else { return };
+    if v.words[..at].iter().any(|w| matches!(w, DeclWord::Type(_))) {
+        let message = format!("the vector size .v{n} comes before the type .{scalar}, not after it");
+        errors.push(Diagnostic::new(v.span, message));
     }
-    if let (Some(n), Some(scalar)) = (vector, v.ty()) {
-        if u32::from(n) * scalar.bits() > MAX_VECTOR_BITS {
-            errors.push(Diagnostic::new(v.span, vector_too_large(n, scalar)));
-        }
+    if u32::from(n) * scalar.bits() > MAX_VECTOR_BITS {
+        errors.push(Diagnostic::new(v.span, vector_too_large(n, scalar)));
     }
 }
 

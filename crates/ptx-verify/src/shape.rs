@@ -27,7 +27,7 @@
 //! Whoever makes a check read more of an operand than this must make the
 //! shape say it too (`write_operand`, `same_operand`, `compact_operand`).
 
-use ptx_ir::{AddrBase, ElementIndex, Function, Inst, InstId, Opcode, Operand, RegId};
+use ptx_ir::{AddrBase, Function, Inst, InstId, Opcode, Operand, RegId};
 use rustc_hash::FxHasher;
 use std::hash::{Hash, Hasher};
 
@@ -358,11 +358,11 @@ fn same_operand(seen: &Seen<'_>, a: &Operand, b: &Operand) -> bool {
         (Operand::RegOffset(x), Operand::RegOffset(y)) => x.1 == y.1 && same_reg(&x.0, &y.0),
         (Operand::Element(x), Operand::Element(y)) => {
             x.array == y.array
-                && match (x.index, y.index) {
-                    (ElementIndex::Literal(i), ElementIndex::Literal(j)) => i.bits == j.bits,
-                    (ElementIndex::Reg(p), ElementIndex::Reg(q)) => same_reg(&p, &q),
-                    (ElementIndex::RegPlus(p, i), ElementIndex::RegPlus(q, j)) => i.bits == j.bits && same_reg(&p, &q),
-                    _ => false,
+                && std::mem::discriminant(&x.index) == std::mem::discriminant(&y.index)
+                && x.index.constant() == y.index.constant()
+                && match (x.index.reg(), y.index.reg()) {
+                    (Some(p), Some(q)) => same_reg(&p, &q),
+                    (p, q) => p == q,
                 }
         }
         (Operand::Int(x), Operand::Int(y)) => !seen.literal_values || x.bits == y.bits,
@@ -607,18 +607,8 @@ fn write_operand<H: Hasher, const PORTABLE: bool>(seen: &Seen<'_>, op: &Operand,
         Operand::Element(element) => {
             element.array.hash(out);
             std::mem::discriminant(&element.index).hash(out);
-            match element.index {
-                ElementIndex::Literal(i) => {
-                    let bits = i.bits;
-                    bits.hash(out)
-                }
-                ElementIndex::Reg(r) => reg_ty(func, r).hash(out),
-                ElementIndex::RegPlus(r, i) => {
-                    reg_ty(func, r).hash(out);
-                    let bits = i.bits;
-                    bits.hash(out);
-                }
-            }
+            element.index.constant().hash(out);
+            element.index.reg().map(|r| reg_ty(func, r)).hash(out);
         }
         Operand::Symbol(n) => n.hash(out),
         Operand::SymbolOffset(symbol_offset) => {
