@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 mod body_scan;
+mod const_expr;
 
 /// The largest `%r<N>` family accepted: far above what compilers emit, low
 /// enough that a typo cannot exhaust memory.
@@ -302,7 +303,7 @@ fn lower_variable(pair: Pair<'_, Rule>, base: usize) -> Result<Variable, Diagnos
                 var.dims.push(dim);
             }
             Rule::initializer => {
-                let text = normalize_initializer(part.as_str());
+                let text = collapse_spacing(part.as_str());
                 var.init = Some(Initializer::spaced_as(init_value(part, base)?, &text));
             }
             _ => {}
@@ -319,8 +320,28 @@ fn init_value(pair: Pair<'_, Rule>, base: usize) -> Result<InitValue, Diagnostic
         // `{}`
         None => Ok(InitValue::List(Vec::new())),
         Some(Rule::initializer) => Ok(InitValue::List(inner.map(|p| init_value(p, base)).collect::<Result<_, _>>()?)),
+        Some(Rule::init_const) => {
+            let expr = inner
+                .next()
+                .and_then(|p| p.into_inner().next())
+                .ok_or_else(|| Diagnostic::new(span, "malformed initializer"))?;
+            init_constant(expr, base)
+        }
         Some(_) => init_expr(&mut inner, span, base),
     }
+}
+
+/// A constant expression of an initializer, as the literal of its value
+/// spelled as written.
+fn init_constant(pair: Pair<'_, Rule>, base: usize) -> Result<InitValue, Diagnostic> {
+    let text: Box<str> = collapse_spacing(pair.as_str()).into();
+    Ok(match const_expr::evaluate(pair, base)? {
+        const_expr::Value::Int { bits, .. } => InitValue::Int(IntLit { bits, text: Some(text) }),
+        const_expr::Value::Float(value) => {
+            InitValue::Float(FloatLit { bits: value.to_bits(), single: false, text: Some(text) })
+        }
+        const_expr::Value::HexFloat { bits, single } => InitValue::Float(FloatLit { bits, single, text: Some(text) }),
+    })
 }
 
 /// Terms joined by `+` and `-`, left to right.
@@ -375,6 +396,7 @@ fn init_term<'i>(
             Ok(InitValue::Float(FloatLit { bits: value.to_bits(), single: false, text: Some(text.into()) }))
         }
         Rule::ident => Ok(InitValue::Symbol(pair.as_str().to_string())),
+        Rule::cx_product => init_constant(pair, base),
         Rule::init_generic => {
             let name = pair.into_inner().next().ok_or_else(malformed)?;
             Ok(InitValue::Generic(name.as_str().to_string()))
@@ -414,10 +436,12 @@ fn int_lit(pair: &Pair<'_, Rule>, base: usize) -> Result<IntLit, Diagnostic> {
     Ok(IntLit { bits, text: (!canonical).then(|| text.into()) })
 }
 
-/// Removes comments and collapses whitespace in an initializer: the text
-/// [`Initializer::spaced_as`] takes the spacing of, so the canonical printer
-/// writes it on one line, as written, and printing is a fixpoint.
-fn normalize_initializer(text: &str) -> String {
+/// Removes comments and collapses whitespace in an initializer or a
+/// constant expression: the text [`Initializer::spaced_as`] takes the
+/// spacing of, and the spelling an expression's value keeps, so the
+/// canonical printer writes it on one line, as written, and printing is a
+/// fixpoint.
+fn collapse_spacing(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let mut pending_space = false;
@@ -564,6 +588,9 @@ struct FunctionLowering<'i> {
     /// Statements the body scanner read, and those it handed to the grammar.
     scanned: usize,
     handed_to_grammar: usize,
+    /// A parenthesized operand was made since the last instruction was
+    /// pushed: `push_inst` looks for `(1)` only then.
+    made_parens: bool,
 }
 
 fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec<Diagnostic>> {
@@ -617,6 +644,7 @@ impl<'i> FunctionLowering<'i> {
             opcodes: FxHashMap::default(),
             scanned: 0,
             handed_to_grammar: 0,
+            made_parens: false,
         }
     }
 
@@ -818,7 +846,19 @@ impl<'i> FunctionLowering<'i> {
         out.push(Stmt::Label(id));
     }
 
-    fn push_inst(&mut self, inst: Inst, out: &mut Vec<Stmt>) {
+    fn push_inst(&mut self, mut inst: Inst, out: &mut Vec<Stmt>) {
+        // `(1)`, `((2))`: a parenthesized literal is a constant expression
+        // (ptxas: `mov.u32 %r1, (1)` moves 1), but for `call`, whose
+        // parentheses hold the argument and result lists.
+        if std::mem::take(&mut self.made_parens) && inst.opcode != ptx_ir::Opcode::Call {
+            for op in inst.operands.iter_mut() {
+                if matches!(op, Operand::Parens(_)) {
+                    if let Some(literal) = self.parenthesized_literal(op, 0) {
+                        *op = literal;
+                    }
+                }
+            }
+        }
         fn may_name_label(op: &Operand) -> bool {
             match op {
                 Operand::Symbol(_) => true,
@@ -832,6 +872,31 @@ impl<'i> FunctionLowering<'i> {
             self.label_scopes.last_mut().expect("a label scope is open").pending.push(id);
         }
         out.push(Stmt::Inst(id));
+    }
+
+    /// The literal inside `op` when `op` is one in parentheses (nested
+    /// `depth` deep so far), spelled with them.
+    #[cold]
+    fn parenthesized_literal(&mut self, op: &Operand, depth: usize) -> Option<Operand> {
+        let inner = match op {
+            Operand::Parens(ops) if ops.len() == 1 => &ops[0],
+            Operand::Int(_) | Operand::Float(_) if depth > 0 => {
+                let text = match op {
+                    Operand::Int(i) => i.text,
+                    Operand::Float(f) => f.text(),
+                    _ => None,
+                };
+                let spelled = format!("{}{}{}", "(".repeat(depth), self.func.names.get(text?), ")".repeat(depth));
+                let name = self.func.names.intern(&spelled);
+                return Some(match *op {
+                    Operand::Int(i) => Operand::Int(IntImm { bits: i.bits, text: Some(name) }),
+                    Operand::Float(f) => Operand::Float(FloatImm::spelled(f.bits, f.single(), name)),
+                    _ => return None,
+                });
+            }
+            _ => return None,
+        };
+        self.parenthesized_literal(inner, depth + 1)
     }
 
     fn scope_open(&mut self, brace: Span, out: &mut Vec<Stmt>) {
@@ -1020,8 +1085,12 @@ impl<'i> FunctionLowering<'i> {
                 }
                 Operand::Vector(Box::new(self.operand_list(pair)?.into_vec()))
             }
-            Rule::parens => Operand::Parens(Box::new(self.operand_list(pair)?.into_vec())),
+            Rule::parens => {
+                self.made_parens = true;
+                Operand::Parens(Box::new(self.operand_list(pair)?.into_vec()))
+            }
             Rule::immediate => self.immediate(pair)?,
+            Rule::const_expr => self.constant(pair)?,
             Rule::address => self.address(pair)?,
             other => {
                 self.error(self.span(&pair), format!("unexpected {other:?} in operand"));
@@ -1055,7 +1124,7 @@ impl<'i> FunctionLowering<'i> {
     /// `var+16`: the grammar gives the offset after the operand `var`.
     fn join_offset(&mut self, ops: &mut Operands, offset: Pair<'i, Rule>) -> Option<()> {
         let span = self.span(&offset);
-        let literal = self.signed_literal(offset.into_inner().next()?.as_str(), "offset", span)?;
+        let literal = self.offset_literal(offset.into_inner().next()?, "offset", span)?;
         match ops.pop()? {
             Operand::Symbol(name) => {
                 ops.push(Operand::SymbolOffset(Box::new((name, literal))));
@@ -1084,8 +1153,8 @@ impl<'i> FunctionLowering<'i> {
         };
         let mut parts = element.into_inner();
         let first = parts.next()?;
-        let index = if first.as_rule() == Rule::signed_int {
-            ElementIndex::Literal(self.signed_literal(first.as_str(), "array index", span)?)
+        let index = if first.as_rule() != Rule::reg_or_symbol {
+            ElementIndex::Literal(self.offset_literal(first, "array index", span)?)
         } else {
             let Operand::Reg(reg) = self.reg_or_symbol(first) else {
                 self.error(span, "an array index is a constant, a register, or a register plus a constant");
@@ -1093,11 +1162,31 @@ impl<'i> FunctionLowering<'i> {
             };
             match parts.next() {
                 None => ElementIndex::Reg(reg),
-                Some(offset) => ElementIndex::RegPlus(reg, self.signed_literal(offset.as_str(), "array index", span)?),
+                Some(offset) => ElementIndex::RegPlus(reg, self.offset_literal(offset, "array index", span)?),
             }
         };
         ops.push(Operand::Element(Box::new(ArrayElement { array, index })));
         Some(())
+    }
+
+    /// A `signed_int` or a `const_expr` (an offset or an array index): the
+    /// value and the text as written.
+    fn offset_literal(&mut self, pair: Pair<'i, Rule>, what: &str, span: Span) -> Option<IntImm> {
+        if pair.as_rule() == Rule::signed_int {
+            return self.signed_literal(pair.as_str(), what, span);
+        }
+        let text = collapse_spacing(pair.as_str());
+        match const_expr::evaluate(pair, self.base) {
+            Ok(const_expr::Value::Int { bits, .. }) => Some(IntImm { bits, text: Some(self.func.names.intern(&text)) }),
+            Ok(_) => {
+                self.error(span, format!("{what} '{text}' is not an integer"));
+                None
+            }
+            Err(diagnostic) => {
+                self.errors.push(diagnostic);
+                None
+            }
+        }
     }
 
     /// A `signed_int` (an offset or an array index), its sign included:
@@ -1162,6 +1251,25 @@ impl<'i> FunctionLowering<'i> {
             _ => Literal::FloatDec,
         };
         self.literal(kind, lit.as_str(), negative, name, span)
+    }
+
+    /// The immediate operand of a constant expression: its value, spelled as
+    /// written.
+    fn constant(&mut self, pair: Pair<'i, Rule>) -> Option<Operand> {
+        let name = self.func.names.intern(&collapse_spacing(pair.as_str()));
+        match const_expr::evaluate(pair, self.base) {
+            Ok(const_expr::Value::Int { bits, .. }) => Some(Operand::Int(IntImm { bits, text: Some(name) })),
+            Ok(const_expr::Value::Float(value)) => {
+                Some(Operand::Float(FloatImm::spelled(value.to_bits(), false, name)))
+            }
+            Ok(const_expr::Value::HexFloat { bits, single }) => {
+                Some(Operand::Float(FloatImm::spelled(bits, single, name)))
+            }
+            Err(diagnostic) => {
+                self.errors.push(diagnostic);
+                None
+            }
+        }
     }
 
     /// The immediate operand of a literal `text` of the given kind, spelled
@@ -1237,27 +1345,7 @@ impl<'i> FunctionLowering<'i> {
                     });
                 }
                 Rule::addr_offset => {
-                    let span = self.span(&part);
-                    let part_text = part.as_str();
-                    let mut negative = false;
-                    let mut value = 0u64;
-                    for p in part.into_inner() {
-                        match p.as_rule() {
-                            Rule::neg => negative = true,
-                            _ => match parse_int(p.as_str()) {
-                                Some(v) => value = v,
-                                None => {
-                                    self.error(span, format!("offset '{}' does not fit in 64 bits", p.as_str()));
-                                    return None;
-                                }
-                            },
-                        }
-                    }
-                    let Ok(v) = i64::try_from(value) else {
-                        self.error(span, format!("offset '{part_text}' is out of range"));
-                        return None;
-                    };
-                    offset = if negative { -v } else { v };
+                    offset = self.address_offset(part)?;
                     explicit_zero = offset == 0;
                 }
                 Rule::pair_second => self.join_pair(&mut rest, part)?,
@@ -1274,6 +1362,46 @@ impl<'i> FunctionLowering<'i> {
             rest: rest.into_vec().into(),
             unified,
         })))
+    }
+
+    /// The value of an `addr_offset`: `+8`, `+-4`, or `+` and a constant
+    /// expression (`+4*2`, `+(8)`).
+    fn address_offset(&mut self, pair: Pair<'i, Rule>) -> Option<i64> {
+        let span = self.span(&pair);
+        let text = pair.as_str();
+        let mut negative = false;
+        let mut value = 0u64;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::neg => negative = true,
+                Rule::const_expr => {
+                    return match const_expr::evaluate(p, self.base) {
+                        // ptxas adds the expression's 64 bits to the address.
+                        Ok(const_expr::Value::Int { bits, .. }) => Some(bits as i64),
+                        Ok(_) => {
+                            self.error(span, format!("address offset '{text}' is not an integer"));
+                            None
+                        }
+                        Err(diagnostic) => {
+                            self.errors.push(diagnostic);
+                            None
+                        }
+                    };
+                }
+                _ => match parse_int(p.as_str()) {
+                    Some(v) => value = v,
+                    None => {
+                        self.error(span, format!("offset '{}' does not fit in 64 bits", p.as_str()));
+                        return None;
+                    }
+                },
+            }
+        }
+        let Ok(v) = i64::try_from(value) else {
+            self.error(span, format!("offset '{text}' is out of range"));
+            return None;
+        };
+        Some(if negative { -v } else { v })
     }
 
     /// Resolves the pending symbol operands of the innermost block against

@@ -10,16 +10,23 @@ use crate::{ptx_files, ptx_opt, stderr_of, testdata};
 /// Each input and where its mistake is (1-based line and column; for input
 /// that ends too early, the end of the input).
 const EXPECTED: &[(&str, usize, usize)] = &[
+    ("address-offset-subtracted", 13, 26),
     ("address-size-48", 4, 1),
     ("bad-number-hex", 10, 15),
     ("bad-number-suffix", 10, 15),
     ("bad-token-hash", 10, 1),
     ("bad-version", 2, 10),
+    ("constant-expression-division-by-zero", 13, 15),
+    ("constant-expression-float-conditional", 13, 21),
+    ("constant-expression-hex-float-operand", 13, 20),
+    ("constant-expression-mixed-types", 13, 20),
+    ("constant-expression-overflow", 13, 15),
     ("duplicate-label", 12, 1),
     ("duplicate-register", 9, 12),
     ("empty", 1, 1),
     ("garbage-after-brace", 9, 3),
     ("immediate-too-large-hex", 10, 20),
+    ("initializer-division-by-zero", 5, 25),
     ("integer-too-large", 10, 16),
     ("invalid-utf8", 6, 7),
     ("label-at-eof", 10, 1),

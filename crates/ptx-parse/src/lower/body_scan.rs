@@ -194,6 +194,13 @@ impl<'i> FunctionLowering<'i> {
                 let negative = b[pos] == b'-';
                 let digits = pos + usize::from(negative);
                 let (kind, end) = literal_end(b, digits)?;
+                // A literal that starts a constant expression (`1 << 2`) is
+                // the grammar's, before its spelling is interned: the
+                // grammar interns the expression's instead.
+                let ends_operand = |c: Option<&u8>| matches!(c, Some(b',' | b';' | b'}' | b')'));
+                if !ends_operand(b.get(end)) && !ends_operand(b.get(skip_trivia(b, end)?)) {
+                    return None;
+                }
                 let name = self.func.names.intern(&text[pos..end]);
                 let operand = self.literal(kind, &text[digits..end], negative, name, Span::default())?;
                 ops.push(operand);
@@ -202,6 +209,11 @@ impl<'i> FunctionLowering<'i> {
             b'[' => self.scan_address(text, pos, ops),
             open @ (b'{' | b'(') => {
                 let close = if open == b'{' { b'}' } else { b')' };
+                // `(2) / 2` is a constant expression: the grammar's, before
+                // the scanner interns the `2` inside.
+                if open == b'(' && !parenthesis_ends_operand(b, pos)? {
+                    return None;
+                }
                 let mut elements = Operands::new();
                 let mut at = skip_trivia(b, pos + 1)?;
                 if b.get(at) != Some(&close) {
@@ -217,6 +229,7 @@ impl<'i> FunctionLowering<'i> {
                 }
                 let elements = Box::new(elements.into_vec());
                 ops.push(if open == b'(' {
+                    self.made_parens = true;
                     Operand::Parens(elements)
                 } else if elements.len() <= MAX_VECTOR {
                     Operand::Vector(elements)
@@ -286,10 +299,11 @@ impl<'i> FunctionLowering<'i> {
         at = skip_trivia(b, at)?;
         let mut offset = 0i64;
         let mut explicit_zero = false;
-        if matches!(b.get(at), Some(b'+' | b'-')) {
-            let mut negative = b[at] == b'-';
+        // `+8`, `+-8`; `[a-8]` goes to the grammar, which rejects it as ptxas does.
+        if b.get(at) == Some(&b'+') {
+            let mut negative = false;
             at = skip_trivia(b, at + 1)?;
-            if !negative && b.get(at) == Some(&b'-') {
+            if b.get(at) == Some(&b'-') {
                 negative = true;
                 at = skip_trivia(b, at + 1)?;
             }
@@ -440,6 +454,27 @@ fn int_lit(text: &str, i: usize) -> Option<(usize, u64)> {
         (Literal::Int, end) => Some((end, super::parse_int(&text[i..end])?)),
         _ => None,
     }
+}
+
+/// True if the parenthesis opening at `b[open]` closes before a `,` or `;`
+/// (a list of operands, not the start of a constant expression); None for
+/// one that does not close in the text.
+fn parenthesis_ends_operand(b: &[u8], open: usize) -> Option<bool> {
+    let mut depth = 0usize;
+    for (i, &c) in b.iter().enumerate().skip(open) {
+        match c {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(matches!(b.get(skip_trivia(b, i + 1)?), Some(b',' | b';')));
+                }
+            }
+            b';' => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
