@@ -410,9 +410,11 @@ pub fn ir_opcodes(isa: &Isa) -> Result<String, String> {
     }
     s += "            _ => None,\n        }\n    }\n\n";
     s += "    /// Its index in [`OPCODES`] and in `ptx_isa::ISA.opcodes`; None for\n    /// [`Opcode::Other`].\n";
-    // Inlined: the variants are numbered as the table is, so this is a
-    // comparison where the call cost more (the verifier asks per instruction).
-    s += "    #[inline]\n    pub fn index(self) -> Option<usize> {\n        Some(match self {\n";
+    // Always inlined: the match compiles to two table loads, which a call
+    // cost more than (the verifier asks twice per instruction); with
+    // `#[inline]` alone the compiler kept it out of line, seeing the match
+    // before it became tables.
+    s += "    #[inline(always)]\n    pub fn index(self) -> Option<usize> {\n        Some(match self {\n";
     for (i, o) in isa.opcodes.iter().enumerate() {
         let _ = writeln!(s, "            Opcode::{} => {i},", variant(&o.name));
     }

@@ -570,7 +570,7 @@ impl Opcode {
 
     /// Its index in [`OPCODES`] and in `ptx_isa::ISA.opcodes`; None for
     /// [`Opcode::Other`].
-    #[inline]
+    #[inline(always)]
     pub fn index(self) -> Option<usize> {
         Some(match self {
             Opcode::Abs => 0,
