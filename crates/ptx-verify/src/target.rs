@@ -541,7 +541,7 @@ pub(crate) struct Feature {
 }
 
 /// Every such feature; the first is the `.b128` type.
-const FEATURES: [Feature; 10] = [
+const FEATURES: [Feature; 11] = [
     // ISA 5.2.1: .b128 introduced in 8.3 (declarations, not only instructions).
     Feature { name: "Type .b128", version: 83 },
     // A sub-qualified state space spelled out (`.shared::cta`).
@@ -558,6 +558,10 @@ const FEATURES: [Feature; 10] = [
     Feature { name: "mma with FP8 floating point type and .m16n8k16 shape", version: 87 },
     Feature { name: "ld/st with .local.volatile", version: 91 },
     Feature { name: "mma with FP8 floating point type and FP16 accumulation", version: 87 },
+    // ISA 9.7.13.15.13: the sink as mbarrier.arrive's state from 7.1 (ptxas
+    // 13.5 at 7.0: "Result discard mode is not allowed for instruction
+    // 'mbarrier.arrive'"; mbarrier.arrive_drop takes it at 7.0).
+    Feature { name: "mbarrier.arrive with the sink '_' as its state", version: 71 },
 ];
 
 /// The feature of [`FEATURES`] an instruction uses, if any.
@@ -566,6 +570,12 @@ fn feature_of_inst(func: &Function, inst: &Inst, target: Option<&str>) -> Option
         inst.modifiers.iter().any(|m| matches!(m, Modifier::Space(_, Some(w)) if w.as_str().ends_with("::cta")));
     if sub_cta {
         return Some(&FEATURES[1]);
+    }
+    if inst.opcode == Opcode::Mbarrier
+        && inst.has_word(ptx_ir::Word::ARRIVE)
+        && inst.operands.first() == Some(&ptx_ir::Operand::Sink)
+    {
+        return Some(&FEATURES[10]);
     }
     let opcode = ptx_ir::print::opcode_text(func, inst.opcode);
     let has = |ty: ScalarType| inst.types().any(|t| t == ty);

@@ -9253,11 +9253,17 @@ impl Inst {
 /// * `mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount`
 /// * `mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount`
 /// * `mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count`
+/// * `mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 _, [addr]{, count}`
+/// * `mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 _, [addr], txCount`
+/// * `mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 _, [addr], count`
 /// * `mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count}`
 /// * `mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}`
 /// * `mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count`
 /// * `mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count`
 /// * `mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count`
+/// * `mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 _, [addr]{, count}`
+/// * `mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 _, [addr], tx_count`
+/// * `mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 _, [addr], count`
 /// * `mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state`
 /// * `mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity`
 /// * `mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint}`
@@ -9432,11 +9438,17 @@ impl<'i> Mbarrier<'i> {
 /// * `mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], txCount`
 /// * `mbarrier.arrive.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], txCount`
 /// * `mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count`
+/// * `mbarrier.arrive{.sem.scope}{.shared{::cta}}.b64 _, [addr]{, count}`
+/// * `mbarrier.arrive.expect_tx{.sem.scope}{.shared{::cta}}.b64 _, [addr], txCount`
+/// * `mbarrier.arrive.noComplete{.release.cta}{.shared{::cta}}.b64 _, [addr], count`
 /// * `mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 state, [addr]{, count}`
 /// * `mbarrier.arrive_drop{.sem.scope}{.shared::cluster}.b64 _, [addr] {,count}`
 /// * `mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 state, [addr], tx_count`
 /// * `mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared::cluster}.b64 _, [addr], tx_count`
 /// * `mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 state, [addr], count`
+/// * `mbarrier.arrive_drop{.sem.scope}{.shared{::cta}}.b64 _, [addr]{, count}`
+/// * `mbarrier.arrive_drop.expect_tx{.sem.scope}{.shared{::cta}}.b64 _, [addr], tx_count`
+/// * `mbarrier.arrive_drop.noComplete{.release.cta}{.shared{::cta}}.b64 _, [addr], count`
 /// * `mbarrier.test_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state`
 /// * `mbarrier.test_wait.parity{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], phaseParity`
 /// * `mbarrier.try_wait{.sem.scope}{.shared{::cta}}.b64 waitComplete, [addr], state {, suspendTimeHint}`

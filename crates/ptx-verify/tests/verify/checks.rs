@@ -367,6 +367,38 @@ fn barrier_literals() {
     );
 }
 
+/// The sink as the state of mbarrier.arrive and mbarrier.arrive_drop (ISA
+/// 9.7.13.15.13-14: "Optionally, sink symbol '_' can be used for the state
+/// argument"), with .shared, .shared::cta or no state space, as CCCL's
+/// cuda::barrier writes it (`arrive_and_drop`) and TMA code writes
+/// `arrive.expect_tx`; with .shared::cluster the sink is the only choice
+/// (ptxas 13.5: "Sink '_' is expected as a destination operand").
+#[test]
+fn mbarrier_sink_state() {
+    check(
+        "mbarrier.arrive.shared.b64 _, [%r1];
+         mbarrier.arrive.shared::cta.b64 _, [%r1], 1;
+         mbarrier.arrive.b64 _, [%rd1];
+         mbarrier.arrive.release.cta.shared::cta.b64 _, [%r1];
+         mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], %r2;
+         mbarrier.arrive.noComplete.shared.b64 _, [%r1], 1;
+         mbarrier.arrive_drop.shared.b64 _, [%r1];
+         mbarrier.arrive_drop.shared::cta.b64 _, [%r1], 2;
+         mbarrier.arrive_drop.expect_tx.shared::cta.b64 _, [%r1], %r2;
+         mbarrier.arrive_drop.noComplete.shared.b64 _, [%r1], 1;
+         mbarrier.arrive.shared::cluster.b64 _, [%r1];
+         mbarrier.arrive.shared.b64 %rd2, [%r1];
+         mbarrier.arrive.b64 %rd3, [%rd1];",
+        "",
+    );
+    check(
+        "mbarrier.arrive.shared::cluster.b64 %rd2, [%r1];
+         mbarrier.arrive_drop.shared::cluster.b64 %rd2, [%r1];",
+        "1: mbarrier
+         2: mbarrier",
+    );
+}
+
 #[test]
 fn addresses() {
     check("ld.global.u32 %r1, [%rd1+4];\nld.global.u32 %r1, [%ud1];\nld.shared.u32 %r1, [%r2];\nst.shared.u32 [%u1+8], %r1;", "");
