@@ -4455,6 +4455,7 @@ impl Inst {
 /// * `cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a`
 /// * `cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b`
 /// * `cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a`
+/// * `cvt.rn.satfinite{.relu}.f8x2type.bf16x2 d, a`
 /// * `cvt.rn{.relu}.f16x2.f8x2type d, a`
 /// * `cvt.rs{.relu}.satfinite.f8x4type.f32 d32, {a, b, e, f}, rbits`
 /// * `cvt.rn.satfinite{.relu}.f4x2type.f32 d8, a, b`
@@ -4869,6 +4870,7 @@ impl<'i> Cvt<'i> {
 /// * `cvt.frnd2{.satfinite}{.relu}.tf32.f32 d, a`
 /// * `cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b`
 /// * `cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a`
+/// * `cvt.rn.satfinite{.relu}.f8x2type.bf16x2 d, a`
 /// * `cvt.rn{.relu}.f16x2.f8x2type d, a`
 /// * `cvt.rs{.relu}.satfinite.f8x4type.f32 d32, {a, b, e, f}, rbits`
 /// * `cvt.rn.satfinite{.relu}.f4x2type.f32 d8, a, b`

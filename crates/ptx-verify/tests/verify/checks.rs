@@ -399,6 +399,30 @@ fn mbarrier_sink_state() {
     );
 }
 
+/// Two fp8 values from a .bf16x2 pair (the ISA's `.fp16x2` read as
+/// `.f16x2` and `.bf16x2`; cuda_fp8.hpp writes it for sm_100a): ptxas 13.5
+/// takes it from .version 9.1 on the sm_100a family and sm_120a, and says
+/// "Feature 'cvt.e4m3x2.bf16x2' not supported on .target 'sm_90'" (and
+/// 'sm_100'), or "requires PTX ISA .version 9.1" under 9.0.
+#[test]
+fn fp8_pairs_from_a_bf16x2_pair() {
+    let kernel = |version: &str, target: &str| {
+        format!(
+            ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k()\n{{\n.reg .b16 %h<2>;\n\
+             .reg .b32 %r<2>;\nmov.b32 %r1, 0;\ncvt.rn.satfinite.e4m3x2.bf16x2 %h1, %r1;\n\
+             cvt.rn.satfinite.relu.e5m2x2.bf16x2 %h1, %r1;\nret;\n}}\n"
+        )
+    };
+    for (version, target) in [("9.1", "sm_100a"), ("9.1", "sm_120a"), ("9.5", "sm_103a")] {
+        let errors = crate::alone::diagnose(&kernel(version, target));
+        assert!(errors.is_empty(), "{version} {target}: {errors:?}");
+    }
+    for (version, target) in [("9.1", "sm_90"), ("9.1", "sm_100"), ("9.0", "sm_100a")] {
+        let errors = crate::alone::diagnose(&kernel(version, target));
+        assert!(errors.iter().any(|d| d.message.contains("cvt")), "{version} {target}: {errors:?}");
+    }
+}
+
 #[test]
 fn addresses() {
     check("ld.global.u32 %r1, [%rd1+4];\nld.global.u32 %r1, [%ud1];\nld.shared.u32 %r1, [%r2];\nst.shared.u32 [%u1+8], %r1;", "");
