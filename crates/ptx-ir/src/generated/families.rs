@@ -23539,58 +23539,58 @@ impl Inst {
 /// `wmma`, read as a form of the description (ISA 9.7.14.4.3, 9.7.14.4.4, 9.7.14.4.5; Warp-level Matrix Load Instruction: wmma.load is the first): its
 /// modifier slots and operands by name. Its forms:
 ///
-/// * `wmma.load.a.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m8n32k16{.ss}.itype {r}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m32n8k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m8n32k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m32n8k16{.ss}.itype {r}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m8n32k16{.ss}.bf16 {r0, r1}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m32n8k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m8n32k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m32n8k16{.ss}.bf16 {r0, r1}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.m16n16k8{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.m8n8k4{.ss}.f64 {r0, r1}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.row.shape{.ss}.atype {r}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.col.shape{.ss}.btype {r}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.row.shape{.ss}.atype {r}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.col.shape{.ss}.btype {r}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.f16 [p], {r0, r1, r2, r3} {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1} {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1} {, stride}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape.f16.f16 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape.f32.f16 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape.f32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m8n32k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m8n32k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m32n8k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m32n8k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m8n32k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m32n8k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape{.rnd}.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}`
-/// * `wmma.mma.sync.aligned.row.col.shape.s32.s4.s4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}`
-/// * `wmma.mma.sync.aligned.row.col.shape.s32.u4.u4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}`
-/// * `wmma.mma.op.popc.sync.aligned.row.col.shape.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}`
+/// * `wmma.load.a.sync{.aligned}.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m8n32k16{.ss}.itype {r}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m32n8k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m8n32k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m32n8k16{.ss}.itype {r}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.f16 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.ctype {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m8n32k16{.ss}.bf16 {r0, r1}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m32n8k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m8n32k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m32n8k16{.ss}.bf16 {r0, r1}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.m16n16k8{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.m8n8k4{.ss}.f64 {r0, r1}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.row.shape{.ss}.atype {r}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.col.shape{.ss}.btype {r}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.row.shape{.ss}.atype {r}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.col.shape{.ss}.btype {r}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.f16 [p], {r0, r1, r2, r3} {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.type [p], {r0, r1} {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.type [p], {r0, r1} {, stride}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape.f16.f16 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape.f32.f16 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape.f32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m16n16k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m16n16k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m8n32k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m8n32k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m32n8k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m32n8k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m16n16k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m8n32k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m32n8k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape{.rnd}.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}`
+/// * `wmma.mma.sync{.aligned}.row.col.shape.s32.s4.s4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}`
+/// * `wmma.mma.sync{.aligned}.row.col.shape.s32.u4.u4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}`
+/// * `wmma.mma.op.popc.sync{.aligned}.row.col.shape.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}`
 #[derive(Clone, Debug)]
 pub struct Wmma<'i>(FormView<'i>);
 
@@ -23606,6 +23606,11 @@ impl<'i> Wmma<'i> {
     /// The form, slots and operands by name.
     pub fn view(&self) -> &FormView<'i> {
         &self.0
+    }
+
+    /// True if `.aligned` is there.
+    pub fn aligned(&self) -> bool {
+        self.0.slot("aligned").is_some()
     }
 
     /// `.layout`: one of .col .row (in a form that writes one of them as a
@@ -23849,58 +23854,58 @@ impl<'i> Wmma<'i> {
 /// other forms'. [`Inst::from`] (or `.build()`) writes the modifiers and
 /// operands in the description's order. Its forms:
 ///
-/// * `wmma.load.a.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m8n32k16{.ss}.itype {r}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m32n8k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m8n32k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m32n8k16{.ss}.itype {r}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m8n32k16{.ss}.bf16 {r0, r1}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m32n8k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m8n32k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m32n8k16{.ss}.bf16 {r0, r1}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.m16n16k8{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.m8n8k4{.ss}.f64 {r0, r1}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.row.shape{.ss}.atype {r}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.col.shape{.ss}.btype {r}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}`
-/// * `wmma.load.a.sync.aligned.row.shape{.ss}.atype {r}, [p] {, stride}`
-/// * `wmma.load.b.sync.aligned.col.shape{.ss}.btype {r}, [p] {, stride}`
-/// * `wmma.load.c.sync.aligned.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.f16 [p], {r0, r1, r2, r3} {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1} {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}`
-/// * `wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], {r0, r1} {, stride}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape.f16.f16 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape.f32.f16 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape.f32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m8n32k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m8n32k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m32n8k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m32n8k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m8n32k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m32n8k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
-/// * `wmma.mma.sync.aligned.alayout.blayout.shape{.rnd}.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}`
-/// * `wmma.mma.sync.aligned.row.col.shape.s32.s4.s4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}`
-/// * `wmma.mma.sync.aligned.row.col.shape.s32.u4.u4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}`
-/// * `wmma.mma.op.popc.sync.aligned.row.col.shape.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}`
+/// * `wmma.load.a.sync{.aligned}.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m8n32k16{.ss}.itype {r}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m32n8k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m16n16k16{.ss}.itype {r0, r1}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m8n32k16{.ss}.itype {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m32n8k16{.ss}.itype {r}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.f16 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.ctype {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m8n32k16{.ss}.bf16 {r0, r1}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m32n8k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m16n16k16{.ss}.bf16 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m8n32k16{.ss}.bf16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m32n8k16{.ss}.bf16 {r0, r1}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m16n16k8{.ss}.tf32 {r0, r1, r2, r3}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.m16n16k8{.ss}.f32 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.layout.m8n8k4{.ss}.f64 {r}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.m8n8k4{.ss}.f64 {r0, r1}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.row.shape{.ss}.atype {r}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.col.shape{.ss}.btype {r}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}`
+/// * `wmma.load.a.sync{.aligned}.row.shape{.ss}.atype {r}, [p] {, stride}`
+/// * `wmma.load.b.sync{.aligned}.col.shape{.ss}.btype {r}, [p] {, stride}`
+/// * `wmma.load.c.sync{.aligned}.layout.shape{.ss}.ctype {r0, r1}, [p] {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.f16 [p], {r0, r1, r2, r3} {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.type [p], {r0, r1} {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.type [p], {r0, r1, r2, r3, r4, r5, r6, r7} {, stride}`
+/// * `wmma.store.d.sync{.aligned}.layout.shape{.ss}.type [p], {r0, r1} {, stride}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape.f16.f16 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape.f16.f32 {d0, d1, d2, d3}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape.f32.f16 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape.f32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m16n16k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m16n16k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m8n32k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m8n32k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m32n8k16.s32.s8.s8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m32n8k16.s32.u8.u8.s32{.satfinite} {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m16n16k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m8n32k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1}, {b0, b1, b2, b3, b4, b5, b6, b7}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m32n8k16.f32.bf16.bf16.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3, a4, a5, a6, a7}, {b0, b1}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.m16n16k8.f32.tf32.tf32.f32 {d0, d1, d2, d3, d4, d5, d6, d7}, {a0, a1, a2, a3}, {b0, b1, b2, b3}, {c0, c1, c2, c3, c4, c5, c6, c7}`
+/// * `wmma.mma.sync{.aligned}.alayout.blayout.shape{.rnd}.f64.f64.f64.f64 {d0, d1}, {a}, {b}, {c0, c1}`
+/// * `wmma.mma.sync{.aligned}.row.col.shape.s32.s4.s4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}`
+/// * `wmma.mma.sync{.aligned}.row.col.shape.s32.u4.u4.s32{.satfinite} {d0, d1}, {a}, {b}, {c0, c1}`
+/// * `wmma.mma.op.popc.sync{.aligned}.row.col.shape.s32.atype.btype.s32 {d0, d1}, {a}, {b}, {c0, c1}`
 #[derive(Clone, Debug)]
 #[must_use]
 pub struct WmmaBuilder {
@@ -23909,19 +23914,24 @@ pub struct WmmaBuilder {
 }
 
 impl WmmaBuilder {
-    /// `wmma.load.a.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}` with what its first form requires.
+    /// `wmma.load.a.sync{.aligned}.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}` with what its first form requires.
     pub fn new(layout: Word, shape: Word, r0: impl Into<Operand>, p: Address) -> WmmaBuilder {
         let mut this = WmmaBuilder { modifiers: Vec::new(), operands: Vec::new() };
         this.modifiers.push((0, word(Word::LOAD, Opcode::Wmma)));
         this.modifiers.push((1, word(Word::A, Opcode::Wmma)));
         this.modifiers.push((2, word(Word::SYNC, Opcode::Wmma)));
-        this.modifiers.push((3, word(Word::ALIGNED, Opcode::Wmma)));
         this.modifiers.push((7, word(Word::F16, Opcode::Wmma)));
         this.modifiers.push((4, word(layout, Opcode::Wmma)));
         this.modifiers.push((5, word(shape, Opcode::Wmma)));
         this.operands.push((0, r0.into()));
         this.operands.push((1, Operand::Address(Box::new(p))));
         this
+    }
+
+    /// Adds `.aligned`.
+    pub fn aligned(mut self) -> Self {
+        self.modifiers.push((3, word(Word::ALIGNED, Opcode::Wmma)));
+        self
     }
 
     /// Sets `.ss`: one of .global .shared .shared::cta.
@@ -24193,7 +24203,7 @@ impl From<WmmaBuilder> for Inst {
 }
 
 impl Inst {
-    /// Builds `wmma.load.a.sync.aligned.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`: see [`WmmaBuilder`].
+    /// Builds `wmma.load.a.sync{.aligned}.layout.shape{.ss}.f16 {r0, r1, r2, r3, r4, r5, r6, r7}, [p] {, stride}`: see [`WmmaBuilder`].
     pub fn wmma(layout: Word, shape: Word, r0: impl Into<Operand>, p: Address) -> WmmaBuilder {
         WmmaBuilder::new(layout, shape, r0, p)
     }

@@ -779,7 +779,7 @@ pub(crate) fn form_shape(inst: &Inst) -> Shape {
             if any(&[Word::A, Word::B, Word::B1, Word::C, Word::LOAD, Word::MMA, Word::POPC]) {
                 return Shape::Dst1;
             }
-            if any(&[Word::ALIGNED, Word::D, Word::M16N16K8, Word::M8N8K4, Word::STORE, Word::SYNC]) {
+            if any(&[Word::D, Word::M16N16K8, Word::M8N8K4, Word::STORE, Word::SYNC]) {
                 return Shape::NoDst;
             }
             Shape::Unknown
