@@ -853,7 +853,7 @@ impl<'i> FunctionLowering<'i> {
         if std::mem::take(&mut self.made_parens) && inst.opcode != ptx_ir::Opcode::Call {
             for op in inst.operands.iter_mut() {
                 if matches!(op, Operand::Parens(_)) {
-                    if let Some(literal) = self.parenthesized_literal(op, 0) {
+                    if let Some(literal) = self.parenthesized_literal(op) {
                         *op = literal;
                     }
                 }
@@ -874,29 +874,29 @@ impl<'i> FunctionLowering<'i> {
         out.push(Stmt::Inst(id));
     }
 
-    /// The literal inside `op` when `op` is one in parentheses (nested
-    /// `depth` deep so far), spelled with them.
+    /// The literal inside `op` when `op` is one in parentheses, however
+    /// deep, spelled with them.
     #[cold]
-    fn parenthesized_literal(&mut self, op: &Operand, depth: usize) -> Option<Operand> {
-        let inner = match op {
-            Operand::Parens(ops) if ops.len() == 1 => &ops[0],
-            Operand::Int(_) | Operand::Float(_) if depth > 0 => {
-                let text = match op {
-                    Operand::Int(i) => i.text,
-                    Operand::Float(f) => f.text(),
-                    _ => None,
-                };
-                let spelled = format!("{}{}{}", "(".repeat(depth), self.func.names.get(text?), ")".repeat(depth));
-                let name = self.func.names.intern(&spelled);
-                return Some(match *op {
-                    Operand::Int(i) => Operand::Int(IntImm { bits: i.bits, text: Some(name) }),
-                    Operand::Float(f) => Operand::Float(FloatImm::spelled(f.bits, f.single(), name)),
-                    _ => return None,
-                });
-            }
+    fn parenthesized_literal(&mut self, op: &Operand) -> Option<Operand> {
+        let mut depth = 0;
+        let mut inner = op;
+        while let Operand::Parens(ops) = inner {
+            let [only] = ops.as_slice() else { return None };
+            inner = only;
+            depth += 1;
+        }
+        let text = match *inner {
+            Operand::Int(i) => i.text?,
+            Operand::Float(f) => f.text()?,
             _ => return None,
         };
-        self.parenthesized_literal(inner, depth + 1)
+        let spelled = format!("{}{}{}", "(".repeat(depth), self.func.names.get(text), ")".repeat(depth));
+        let name = self.func.names.intern(&spelled);
+        Some(match *inner {
+            Operand::Int(i) => Operand::Int(IntImm { bits: i.bits, text: Some(name) }),
+            Operand::Float(f) => Operand::Float(FloatImm::spelled(f.bits, f.single(), name)),
+            _ => return None,
+        })
     }
 
     fn scope_open(&mut self, brace: Span, out: &mut Vec<Stmt>) {
@@ -1176,10 +1176,19 @@ impl<'i> FunctionLowering<'i> {
             return self.signed_literal(pair.as_str(), what, span);
         }
         let text = collapse_spacing(pair.as_str());
+        let bits = self.integer_constant(pair, what, span)?;
+        Some(IntImm { bits, text: Some(self.func.names.intern(&text)) })
+    }
+
+    /// The value of a `const_expr` that must be an integer (`what` it is,
+    /// for the message); reports the expression's error or a value of
+    /// another kind.
+    fn integer_constant(&mut self, pair: Pair<'i, Rule>, what: &str, span: Span) -> Option<u64> {
+        let text = pair.as_str();
         match const_expr::evaluate(pair, self.base) {
-            Ok(const_expr::Value::Int { bits, .. }) => Some(IntImm { bits, text: Some(self.func.names.intern(&text)) }),
+            Ok(const_expr::Value::Int { bits, .. }) => Some(bits),
             Ok(_) => {
-                self.error(span, format!("{what} '{text}' is not an integer"));
+                self.error(span, format!("{what} '{}' is not an integer", collapse_spacing(text)));
                 None
             }
             Err(diagnostic) => {
@@ -1374,20 +1383,8 @@ impl<'i> FunctionLowering<'i> {
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::neg => negative = true,
-                Rule::const_expr => {
-                    return match const_expr::evaluate(p, self.base) {
-                        // ptxas adds the expression's 64 bits to the address.
-                        Ok(const_expr::Value::Int { bits, .. }) => Some(bits as i64),
-                        Ok(_) => {
-                            self.error(span, format!("address offset '{text}' is not an integer"));
-                            None
-                        }
-                        Err(diagnostic) => {
-                            self.errors.push(diagnostic);
-                            None
-                        }
-                    };
-                }
+                // ptxas adds the expression's 64 bits to the address.
+                Rule::const_expr => return self.integer_constant(p, "address offset", span).map(|bits| bits as i64),
                 _ => match parse_int(p.as_str()) {
                     Some(v) => value = v,
                     None => {

@@ -134,7 +134,7 @@ impl Evaluator {
             (Value::Float(_), Value::Float(_)) => Err(self.error(
                 "ptxas takes no floating-point values in the branches of '?:' (Integer constant expression expected)",
             )),
-            (Value::HexFloat { .. }, _) | (_, Value::HexFloat { .. }) => Err(self.hex_float()),
+            (Value::HexFloat { .. }, _) | (_, Value::HexFloat { .. }) => Err(self.hex_float_under("?:")),
             _ => Err(self.mixed()),
         }
     }
@@ -272,10 +272,6 @@ impl Evaluator {
         self.error(format!(
             "'{op}' in a constant expression takes integers (ptxas: Integer constant expression expected)"
         ))
-    }
-
-    fn hex_float(&self) -> Diagnostic {
-        self.error("a 0f/0d literal cannot be an operand of '?:' (ptxas: syntax error)")
     }
 
     fn hex_float_under(&self, op: &str) -> Diagnostic {
