@@ -19,8 +19,9 @@ impl Pass for VerifyPass {
         Preserves::All
     }
 
-    fn run(&self, module: &mut Module, _cx: &mut PassContext<'_>) -> Result<bool, Vec<Diagnostic>> {
-        ptx_verify::verify_module(module, &ptx_verify::Target::of(module)).map(|()| false)
+    fn run(&self, module: &mut Module, cx: &mut PassContext<'_>) -> Result<bool, Vec<Diagnostic>> {
+        let verifier = ptx_verify::Verifier::new().accepting_newer_forms(cx.module.accept_newer_forms);
+        verifier.verify(module).map(|()| false)
     }
 }
 

@@ -140,6 +140,7 @@ def optimize(
     source_name: str = "<input>",
     ptx_version: Optional[str] = None,
     cuda: Optional[str] = None,
+    accept_newer_forms: bool = False,
 ) -> Result:
     """Runs ptx-opt passes on a PTX module.
 
@@ -175,6 +176,11 @@ def optimize(
     that CUDA release's driver accepts, if the module's is newer
     (``--cuda``). Give one or neither; anything else is a ``ValueError``.
 
+    ``accept_newer_forms``: in a module whose ``.version`` is newer than PTX
+    ISA 9.1 (the text ptx-opt describes), keep an instruction with a word 9.1
+    does not have as an unknown instruction, for ptxas to judge
+    (``--accept-newer-forms``); by default the verifier reports the word.
+
     The GIL is released while the passes run. Raises :class:`PtxError` for
     invalid PTX, ``ValueError`` for an unknown pass name or a bad level.
     """
@@ -194,6 +200,7 @@ def optimize(
             source_name=source_name,
             ptx_version=ptx_version,
             cuda=cuda,
+            accept_newer_forms=accept_newer_forms,
         )
     except _native._Failure as failure:
         raise _error(failure, source_name) from None

@@ -40,10 +40,11 @@ struct Args {
     threads: Option<usize>,
     ptx_version: Option<String>,
     cuda: Option<String>,
+    accept_newer_forms: bool,
 }
 
 fn options(args: Args) -> PyResult<ptx_opt::Options> {
-    let Args { passes, level, verify, target, set_target, threads, ptx_version, cuda } = args;
+    let Args { passes, level, verify, target, set_target, threads, ptx_version, cuda, accept_newer_forms } = args;
     let ptx_version = match (ptx_version, cuda) {
         (Some(_), Some(_)) => return Err(PyValueError::new_err("give ptx_version or cuda, not both")),
         (Some(v), None) => Some(ptx_opt::version::PtxVersion::parse(&v).ok_or_else(|| {
@@ -86,6 +87,7 @@ fn options(args: Args) -> PyResult<ptx_opt::Options> {
         (None, None) => ptx_opt::Options::default(),
     };
     options.skip_verify = !verify;
+    options.accept_newer_forms = accept_newer_forms;
     options.threads = threads;
     options.target = target;
     options.set_target = set_target;
@@ -164,7 +166,7 @@ fn run(source: &Arc<str>, options: &ptx_opt::Options) -> Result<RunRows, ptx_opt
 /// listed twice are summed), remarks are (line, col, pass, function,
 /// demangled function, message).
 #[pyfunction]
-#[pyo3(signature = (ptx, passes=None, level=None, verify=true, target=None, set_target=false, threads=None, source_name="<input>", ptx_version=None, cuda=None))]
+#[pyo3(signature = (ptx, passes=None, level=None, verify=true, target=None, set_target=false, threads=None, source_name="<input>", ptx_version=None, cuda=None, accept_newer_forms=false))]
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn optimize<'py>(
     py: Python<'py>,
@@ -178,8 +180,10 @@ fn optimize<'py>(
     source_name: &str,
     ptx_version: Option<String>,
     cuda: Option<String>,
+    accept_newer_forms: bool,
 ) -> PyResult<(String, bool, Bound<'py, PyDict>, Vec<RemarkRow>)> {
-    let options = options(Args { passes, level, verify, target, set_target, threads, ptx_version, cuda })?;
+    let options =
+        options(Args { passes, level, verify, target, set_target, threads, ptx_version, cuda, accept_newer_forms })?;
     let source: Arc<str> = Arc::from(ptx);
     let result = py.detach(|| run(&source, &options));
     let (text, changed, stats, remarks) = match result {
@@ -243,6 +247,7 @@ fn _time_rust(
         threads,
         ptx_version: None,
         cuda: None,
+        accept_newer_forms: false,
     })?;
     py.detach(|| {
         (0..iterations)

@@ -235,3 +235,19 @@ def test_ptx_version_lowers_or_refuses_and_cuda_names_a_driver():
     for bad in ({"ptx_version": "7.9"}, {"cuda": "twelve"}, {"ptx_version": "7.0", "cuda": "12.4"}):
         with pytest.raises(ValueError):
             ptx_opt.optimize(PLAIN, **bad)
+
+
+# A word of PTX ISA 9.3 that the ISA 9.1 text ptx-opt describes lacks.
+NEWER = (
+    ".version 9.3\n.target sm_90a\n.address_size 64\n.shared .align 8 .b64 barrier;\n.visible .entry k()\n{\n"
+    "\t.reg .pred %p<3>;\n\t.reg .b8 %rs<2>;\n\t.reg .b64 %rd<2>;\n\tmov.b64 %rd1, 0;\n"
+    "\tmbarrier.test_wait.phase_type::primary.b64 %p1|%p2, %rs1, [barrier], %rd1;\n\tret;\n}\n"
+)
+
+
+def test_newer_forms_are_reported_unless_accepted():
+    with pytest.raises(ptx_opt.PtxError) as info:
+        ptx_opt.optimize(NEWER)
+    assert info.value.kind == "invalid-input"
+    assert "unknown modifier .phase_type::primary" in info.value.diagnostics[0].message
+    assert ptx_opt.optimize(NEWER, level=2, accept_newer_forms=True).ptx == NEWER

@@ -72,6 +72,24 @@ impl fmt::Display for Opcode {
     }
 }
 
+/// True if a module whose `.version` is `version` (major, minor) is newer
+/// than the PTX ISA text the description was written from
+/// ([`ptx_isa::Isa::described`]): its instructions may carry words of a
+/// later text. The parser makes an instruction with a word the description
+/// does not have an [`Opcode::Other`] there (unless its opcode transfers
+/// control), so nothing reads it as a form it may not be.
+pub fn newer_than_description(version: (u32, u32)) -> bool {
+    version.0.saturating_mul(10).saturating_add(version.1) > ptx_isa::ISA.described
+}
+
+/// True if `inst` (of `func`) is an opcode the description knows that the
+/// parser made unknown for a word of a later ISA text
+/// ([`newer_than_description`]): an instruction of a later `.version` than
+/// the description's.
+pub fn is_later_form(func: &crate::Function, inst: &Inst) -> bool {
+    matches!(inst.opcode, Opcode::Other(op) if Opcode::from_name(func.names.opcode(op)).is_some())
+}
+
 /// The operand shape of an instruction: its form's (an opcode whose forms
 /// differ, as `mbarrier.init` and `mbarrier.arrive`, is told apart by its
 /// words); [`Shape::Unknown`] for an opcode the description does not know.

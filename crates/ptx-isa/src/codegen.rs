@@ -129,6 +129,7 @@ pub fn tables(isa: &Isa) -> String {
     s += "    ],\n";
     let _ = writeln!(s, "    target_words: &{:?},", isa.target_words);
     let _ = writeln!(s, "    probed_from: {},", isa.probed_from);
+    let _ = writeln!(s, "    described: {},", isa.described);
     s += "    forbids: &[\n";
     for f in isa.forbids {
         let _ = writeln!(

@@ -318,6 +318,10 @@ pub struct Isa {
     pub target_words: &'static [&'static str],
     /// The lowest `.version` whose instructions were probed for [`Need`]s.
     pub probed_from: u32,
+    /// The version of the PTX ISA text the syntax blocks were written from
+    /// (91). A module at a newer `.version` may use words of a later text,
+    /// which the description does not have.
+    pub described: u32,
     /// Instructions ptxas rejects from some `.version` on, on some targets,
     /// or always.
     pub forbids: &'static [Forbid],

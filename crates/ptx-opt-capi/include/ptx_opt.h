@@ -197,6 +197,19 @@ int ptx_opt_options_set_verify(PtxOptOptions *options, bool verify);
 int ptx_opt_options_set_verify_each(PtxOptOptions *options, bool verify_each);
 
 /**
+ * In a module whose `.version` is newer than PTX ISA 9.1 (the text ptx-opt
+ * describes), keeps an instruction with a word 9.1 does not have as an
+ * unknown instruction, for ptxas to judge (`ptx-opt --accept-newer-forms`);
+ * by default the verifier reports the word. Returns `PTX_OPT_OK`, or
+ * `PTX_OPT_ERROR_USAGE` for NULL.
+ *
+ * # Safety
+ * `options` is NULL or a live options object not used by another thread
+ * during the call.
+ */
+int ptx_opt_options_set_accept_newer_forms(PtxOptOptions *options, bool accept);
+
+/**
  * Sets the number of worker threads for the functions of one module (0: the
  * default, one per core, shared by all runs). Returns `PTX_OPT_OK`, or
  * `PTX_OPT_ERROR_USAGE` for NULL.

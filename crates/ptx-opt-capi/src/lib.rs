@@ -57,6 +57,7 @@ pub struct PtxOptOptions {
     passes: Vec<String>,
     verify: bool,
     verify_each: bool,
+    accept_newer_forms: bool,
     threads: Option<usize>,
     target: Option<String>,
     set_target: bool,
@@ -73,6 +74,7 @@ impl Default for PtxOptOptions {
             passes: Vec::new(),
             verify: true,
             verify_each: false,
+            accept_newer_forms: false,
             threads: None,
             target: None,
             set_target: false,
@@ -384,6 +386,26 @@ pub unsafe extern "C" fn ptx_opt_options_set_verify_each(options: *mut PtxOptOpt
     })
 }
 
+/// In a module whose `.version` is newer than PTX ISA 9.1 (the text ptx-opt
+/// describes), keeps an instruction with a word 9.1 does not have as an
+/// unknown instruction, for ptxas to judge (`ptx-opt --accept-newer-forms`);
+/// by default the verifier reports the word. Returns `PTX_OPT_OK`, or
+/// `PTX_OPT_ERROR_USAGE` for NULL.
+///
+/// # Safety
+/// `options` is NULL or a live options object not used by another thread
+/// during the call.
+#[no_mangle]
+pub unsafe extern "C" fn ptx_opt_options_set_accept_newer_forms(options: *mut PtxOptOptions, accept: bool) -> c_int {
+    guard(PTX_OPT_ERROR_INTERNAL, || match options.as_mut() {
+        Some(options) => {
+            options.accept_newer_forms = accept;
+            PTX_OPT_OK
+        }
+        None => PTX_OPT_ERROR_USAGE,
+    })
+}
+
 /// Sets the number of worker threads for the functions of one module (0: the
 /// default, one per core, shared by all runs). Returns `PTX_OPT_OK`, or
 /// `PTX_OPT_ERROR_USAGE` for NULL.
@@ -565,6 +587,7 @@ fn run(options: &PtxOptOptions, input: &[u8]) -> PtxOptResult {
     let facade_options = facade::Options {
         skip_verify: !options.verify,
         verify_each: options.verify_each,
+        accept_newer_forms: options.accept_newer_forms,
         threads: options.threads,
         target: options.target.clone(),
         set_target: options.set_target,

@@ -88,6 +88,12 @@ struct Cli {
     #[arg(long, conflicts_with = "verify_each")]
     no_verify: bool,
 
+    /// In a module whose .version is newer than PTX ISA 9.1 (the ISA text ptx-opt describes), keep an
+    /// instruction with a word 9.1 does not have as an unknown instruction (written as it is, treated
+    /// conservatively, its form left to ptxas) instead of reporting the word.
+    #[arg(long)]
+    accept_newer_forms: bool,
+
     /// Print the module to standard error after the named pass (repeatable).
     #[arg(long, value_name = "NAME")]
     print_after: Vec<String>,
@@ -413,6 +419,7 @@ fn run(cli: &Cli) -> Result<(), Failure> {
         target: cli.target.clone(),
         set_target: cli.set_target,
         skip_verify: cli.no_verify,
+        accept_newer_forms: cli.accept_newer_forms,
         verify_each: cli.verify_each,
         print_after: cli.print_after.clone(),
         print_after_all: cli.print_after_all,

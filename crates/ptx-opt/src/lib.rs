@@ -239,6 +239,13 @@ pub struct Options {
     /// `wasm-opt` do; this skips that check (`--no-verify`), leaving only
     /// what the parser rejects.
     pub skip_verify: bool,
+    /// In a module whose `.version` is newer than the PTX ISA text of the
+    /// description (9.1), accept an instruction with a word that text does
+    /// not have (`--accept-newer-forms`): the parser makes it an unknown
+    /// instruction (kept as written; every register it names may be read
+    /// and written; never deleted) and ptxas judges its form. By default the
+    /// verifier reports the word, as ptxas reports a word it does not know.
+    pub accept_newer_forms: bool,
     /// Verify the input before the first pass ([`ErrorKind::InvalidInput`]
     /// if it is invalid) and the IR after each pass, naming the pass that
     /// broke it ([`ErrorKind::BrokeIr`]).
@@ -601,7 +608,7 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
     let passes = create_passes(options)?;
     let manager = ptx_pass::PassManager::new(
         passes,
-        Some(ptx_verify::Verifier::new()),
+        Some(verifier(options)),
         ptx_pass::PassManagerOptions {
             verify_input: !options.skip_verify,
             verify_each: options.verify_each,
@@ -631,11 +638,11 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
         // written what the header does not allow (ptxas would reject it):
         // an error, never such an output.
         if options.target.is_some() && run.passes.iter().any(|p| p.changed) {
-            if let Err(diagnostics) = check_against_header(module) {
+            if let Err(diagnostics) = verifier(options).verify(module) {
                 return Err(Error { kind: ErrorKind::NeedsTarget(module.target.join(", ")), diagnostics });
             }
         }
-        if let Some(version) = settle_version(module, options, &ptx_verify::Verifier::new())? {
+        if let Some(version) = settle_version(module, options, &verifier(options))? {
             module.version = version;
         }
         Ok(run)
@@ -643,10 +650,11 @@ fn run_passes_as_written(module: &mut Module, options: &Options) -> Result<PassR
     in_thread_pool(options, run)
 }
 
-/// The verifier on a module whose passes gated on [`Options::target`]: its
-/// errors are what the header as written does not allow.
-fn check_against_header(module: &Module) -> Result<(), Vec<Diagnostic>> {
-    ptx_verify::verify_module(module, &ptx_verify::Target::of(module))
+/// The verifier `options` ask for. On a module whose passes gated on
+/// [`Options::target`], its errors are what the header as written does not
+/// allow.
+fn verifier(options: &Options) -> ptx_verify::Verifier {
+    ptx_verify::Verifier::new().accepting_newer_forms(options.accept_newer_forms)
 }
 
 fn create_passes(options: &Options) -> Result<Vec<Box<dyn ptx_pass::Pass>>, Error> {
@@ -818,6 +826,7 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
     let verifier = {
         let declarations = declarations.clone();
         ptx_verify::Verifier::with_declarations_before(move |name, at| declarations.declared_before(name, at))
+            .accepting_newer_forms(options.accept_newer_forms)
     };
     let manager = ptx_pass::PassManager::new(
         passes,

@@ -136,6 +136,20 @@ pub fn requirements(module: &Module) -> Requirements {
         }
         for id in func.inst_ids() {
             let inst = &func.insts[id];
+            if ptx_ir::is_later_form(func, inst) {
+                // A word of a later ISA text than the description's: the
+                // first version after it, at least.
+                let later = Target::known_versions().find(|&v| ptx_ir::newer_than_description(v));
+                if let Some(v) = later.filter(|&v| number(v) > number(req.version)) {
+                    let mut what = ptx_ir::print::opcode_text(func, inst.opcode).to_string();
+                    for m in &inst.modifiers {
+                        ptx_ir::print::write_modifier(func, m, &mut what);
+                    }
+                    let because = Because::Instruction { function: func.name.clone(), span: inst.span, what };
+                    req = Requirement { version: v, because };
+                }
+                continue;
+            }
             let Some(need) = Target::need_of(func, inst) else { continue };
             if need.min_version > number(req.version) {
                 let what = Target::need_name(need);

@@ -101,7 +101,11 @@ impl ModuleLowering {
         let Some(signature) = items.pop().filter(|p| p.as_rule() == Rule::function_head) else {
             return false;
         };
-        let Some((function, scanned, handed_to_grammar)) = body_scan::lower_function(signature, base, group, open)
+        // The header may be in this group, before the function.
+        let version = items.iter().find_map(version_of).unwrap_or(self.module.version);
+        let later_words = ptx_ir::newer_than_description(version);
+        let Some((function, scanned, handed_to_grammar)) =
+            body_scan::lower_function(signature, base, group, open, later_words)
         else {
             self.coverage.grammar_groups += 1;
             return false;
@@ -150,6 +154,17 @@ impl ModuleLowering {
     }
 }
 
+/// The (major, minor) of a `version` pair; None for any other pair, or
+/// numbers too large.
+fn version_of(pair: &Pair<'_, Rule>) -> Option<(u32, u32)> {
+    if pair.as_rule() != Rule::version {
+        return None;
+    }
+    let text = pair.clone().into_inner().next().map(|p| p.as_str()).unwrap_or("0.0");
+    let (maj, min) = text.split_once('.').unwrap_or((text, "0"));
+    Some((maj.parse().ok()?, min.parse().ok()?))
+}
+
 fn lower_items(file: Pair<'_, Rule>, base: usize, keep: bool, module: &mut Module, errors: &mut Vec<Diagnostic>) {
     for pair in file.into_inner() {
         lower_item(pair, base, keep, module, errors);
@@ -160,15 +175,13 @@ fn lower_item(pair: Pair<'_, Rule>, base: usize, keep: bool, module: &mut Module
     let span_of = |pair: &Pair<'_, Rule>| span_of(pair, base);
     {
         match pair.as_rule() {
-            Rule::version => {
-                let span = span_of(&pair);
-                let text = pair.into_inner().next().map(|p| p.as_str()).unwrap_or("0.0");
-                let (maj, min) = text.split_once('.').unwrap_or((text, "0"));
-                match (maj.parse(), min.parse()) {
-                    (Ok(maj), Ok(min)) => module.version = (maj, min),
-                    _ => errors.push(Diagnostic::new(span, format!("version number '{text}' is too large"))),
+            Rule::version => match version_of(&pair) {
+                Some(version) => module.version = version,
+                None => {
+                    let text = pair.as_str().trim_start_matches(".version").trim();
+                    errors.push(Diagnostic::new(span_of(&pair), format!("version number '{text}' is too large")))
                 }
-            }
+            },
             Rule::target | Rule::target_again => {
                 module.target = pair.into_inner().map(|p| p.as_str().to_string()).collect();
             }
@@ -195,14 +208,16 @@ fn lower_item(pair: Pair<'_, Rule>, base: usize, keep: bool, module: &mut Module
                     Err(e) => errors.push(e),
                 }
             }
-            Rule::function | Rule::last_prototype => match lower_function(pair, base) {
-                Ok(_) if !keep => {}
-                Ok(f) => {
-                    let id = module.functions.push(f);
-                    module.items.push(ModuleItem::Function(id));
+            Rule::function | Rule::last_prototype => {
+                match lower_function(pair, base, ptx_ir::newer_than_description(module.version)) {
+                    Ok(_) if !keep => {}
+                    Ok(f) => {
+                        let id = module.functions.push(f);
+                        module.items.push(ModuleItem::Function(id));
+                    }
+                    Err(mut e) => errors.append(&mut e),
                 }
-                Err(mut e) => errors.append(&mut e),
-            },
+            }
             Rule::EOI => {}
             other => errors.push(Diagnostic::new(span_of(&pair), format!("unexpected {other:?}"))),
         }
@@ -591,10 +606,14 @@ struct FunctionLowering<'i> {
     /// A parenthesized operand was made since the last instruction was
     /// pushed: `push_inst` looks for `(1)` only then.
     made_parens: bool,
+    /// The module's `.version` is newer than the description
+    /// ([`ptx_ir::newer_than_description`]): an instruction with a word the
+    /// description lacks is an unknown one.
+    later_words: bool,
 }
 
-fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec<Diagnostic>> {
-    let mut lowering = FunctionLowering::new(span_of(&pair, base), base);
+fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize, later_words: bool) -> Result<Function, Vec<Diagnostic>> {
+    let mut lowering = FunctionLowering::new(span_of(&pair, base), base, later_words);
     let mut without_semicolon = pair.as_rule() == Rule::last_prototype;
     let mut body_pair = None;
     let mut signature_end = pair.as_span().start();
@@ -632,7 +651,7 @@ fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize) -> Result<Function, Vec
 }
 
 impl<'i> FunctionLowering<'i> {
-    fn new(span: Span, base: usize) -> FunctionLowering<'i> {
+    fn new(span: Span, base: usize, later_words: bool) -> FunctionLowering<'i> {
         let mut func = Function::new(FunctionKind::Func, String::new());
         func.span = span;
         FunctionLowering {
@@ -645,6 +664,7 @@ impl<'i> FunctionLowering<'i> {
             scanned: 0,
             handed_to_grammar: 0,
             made_parens: false,
+            later_words,
         }
     }
 
@@ -1040,6 +1060,18 @@ impl<'i> FunctionLowering<'i> {
         let mut words = text.split('.');
         let name = words.next().unwrap_or("");
         let opcode = match Opcode::from_name(name) {
+            // A word of a later ISA text makes a form the description does
+            // not know: read as its opcode's forms, it might be misread (what
+            // it writes, whether it may be deleted). An opcode that transfers
+            // control stays known, so the control flow stays right (and the
+            // verifier reports the word).
+            Some(known)
+                if self.later_words
+                    && known.control() == ptx_ir::Control::Falls
+                    && words.clone().any(|w| Word::lookup(w).is_none()) =>
+            {
+                Opcode::Other(self.func.names.intern_opcode(name)?)
+            }
             Some(known) => known,
             None => Opcode::Other(self.func.names.intern_opcode(name)?),
         };

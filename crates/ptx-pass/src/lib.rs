@@ -272,6 +272,10 @@ pub struct ModuleInfo {
     pub target: Target,
     /// `.address_size`.
     pub address_size: Option<u32>,
+    /// The pipeline accepts instructions of a later PTX ISA than the
+    /// description's (`ptx_verify::Verifier::accepting_newer_forms`): what
+    /// the `verify` pass checks with.
+    pub accept_newer_forms: bool,
     /// The names the module declares (variables and functions), sorted.
     declared: Vec<String>,
 }
@@ -290,7 +294,12 @@ impl ModuleInfo {
             .collect();
         declared.sort_unstable();
         declared.dedup();
-        ModuleInfo { target: Target::of(module), address_size: module.address_size, declared }
+        ModuleInfo {
+            target: Target::of(module),
+            address_size: module.address_size,
+            accept_newer_forms: false,
+            declared,
+        }
     }
 
     /// True if the module declares `name` (a variable or a function).

@@ -137,6 +137,7 @@ impl PassManager {
             if let Some(sm) = &self.options.target {
                 info.target = Target::retargeted(module, sm);
             }
+            info.accept_newer_forms = self.verifier.as_ref().is_some_and(|v| v.accepts_newer_forms());
             let name = pass.name();
             let mut cx = PassContext { stats: PassStats::default(), analyses: &mut analyses, module: &info };
             let start = Instant::now();

@@ -99,6 +99,16 @@ pub fn check(
     mut report: impl FnMut(String),
 ) -> bool {
     let name = ptx_ir::print::opcode_text(func, inst.opcode);
+    if ptx_ir::is_later_form(func, inst) {
+        let d = isa.described;
+        report(format!(
+            "{}: has a word PTX ISA {}.{} does not have: an instruction of a later .version than this module's",
+            full_text(func, inst),
+            d / 10,
+            d % 10
+        ));
+        return true;
+    }
     let Some(op) = matcher::opcode_of(isa, func, inst) else {
         report(format!("'{name}' is not the name of any PTX instruction"));
         return true;
@@ -167,6 +177,27 @@ pub fn check(
         vector_width(inst, name, n, t, &mut report);
     }
     operand_kinds(func, inst, form, name, &mut report)
+}
+
+/// What an instruction of a later PTX ISA than the description's (see
+/// [`ptx_ir::is_later_form`]) is reported as when it is not accepted: each
+/// unknown word as a module at the description's version has it reported,
+/// with how to accept it.
+pub(crate) fn newer_form(isa: &Isa, func: &Function, inst: &Inst, report: &mut impl FnMut(String)) {
+    let name = ptx_ir::print::opcode_text(func, inst.opcode);
+    let d = isa.described;
+    for m in &inst.modifiers {
+        if let Modifier::Other(w) = m {
+            unknown_word(name, func.names.get(*w), &mut |message: String| {
+                report(format!(
+                    "{message} (not of PTX ISA {}.{}; accepting newer forms, --accept-newer-forms, keeps the \
+                     instruction as it is for ptxas to judge)",
+                    d / 10,
+                    d % 10
+                ))
+            });
+        }
+    }
 }
 
 /// No form of the opcode takes these modifiers: says which word does not go
@@ -273,7 +304,7 @@ fn no_form(
 }
 
 /// The opcode with its modifiers (`cvt.rn.f32.u8`), for messages.
-fn full_text(func: &Function, inst: &Inst) -> String {
+pub(crate) fn full_text(func: &Function, inst: &Inst) -> String {
     let mut text = ptx_ir::print::opcode_text(func, inst.opcode).to_string();
     for m in &inst.modifiers {
         ptx_ir::print::write_modifier(func, m, &mut text);

@@ -81,6 +81,8 @@ pub struct Verifier {
     /// For a batch of a module parsed in batches: what the rest of the
     /// source declares.
     declared_before: Option<DeclaredBefore>,
+    /// See [`Verifier::accepting_newer_forms`].
+    accept_newer_forms: bool,
 }
 
 impl Verifier {
@@ -95,14 +97,29 @@ impl Verifier {
     /// offset `at`, so that a function may name what an earlier batch
     /// declared (`ptx_parse::SourceDeclarations::declared_before`).
     pub fn with_declarations_before(declared_before: impl Fn(&str, u32) -> bool + Send + Sync + 'static) -> Verifier {
-        Verifier { declared_before: Some(DeclaredBefore(Arc::new(declared_before))) }
+        Verifier { declared_before: Some(DeclaredBefore(Arc::new(declared_before))), accept_newer_forms: false }
+    }
+
+    /// This verifier, accepting (`yes`) or reporting an instruction of a
+    /// later PTX ISA than the description's in a module whose `.version` is
+    /// newer than it: the parser makes such an instruction unknown
+    /// ([`ptx_ir::is_later_form`]), and ptxas judges its form. Reported by
+    /// default, as an unknown word.
+    pub fn accepting_newer_forms(self, yes: bool) -> Verifier {
+        Verifier { accept_newer_forms: yes, ..self }
+    }
+
+    /// Whether it accepts instructions of a later PTX ISA
+    /// ([`Verifier::accepting_newer_forms`]).
+    pub fn accepts_newer_forms(&self) -> bool {
+        self.accept_newer_forms
     }
 
     /// Checks `module` against its own header, as ptxas reads it
     /// ([`verify_module`] with [`Target::of`]); for a batch, with what the
     /// rest of the source declares.
     pub fn verify(&self, module: &Module) -> Result<(), Vec<Diagnostic>> {
-        let mut verify = Verify::for_module(module);
+        let mut verify = Verify::for_module(module).accepting_newer_forms(self.accept_newer_forms);
         verify.module_scope.declared_in_source = self.declared_before.clone();
         verify_with(module, &verify)
     }
@@ -111,7 +128,8 @@ impl Verifier {
     /// [`verify_module`]); for a batch, with what the rest of the source
     /// declares.
     pub fn verify_for(&self, module: &Module, target: &Target) -> Result<(), Vec<Diagnostic>> {
-        let mut verify = Verify::for_module(module).with_target(target.clone());
+        let mut verify =
+            Verify::for_module(module).with_target(target.clone()).accepting_newer_forms(self.accept_newer_forms);
         verify.module_scope.declared_in_source = self.declared_before.clone();
         verify_with(module, &verify)
     }
@@ -181,6 +199,8 @@ pub struct Verify {
     /// Check every instruction, even one of a shape already found clean in
     /// its function (to test that remembering shapes changes nothing).
     every_instruction: bool,
+    /// See [`Verifier::accepting_newer_forms`].
+    accept_newer_forms: bool,
 }
 
 impl Verify {
@@ -208,7 +228,14 @@ impl Verify {
             module_scope: declarations::ModuleScope::of(module),
             target,
             every_instruction: false,
+            accept_newer_forms: false,
         }
+    }
+
+    /// This verifier, accepting instructions of a later PTX ISA (see
+    /// [`Verifier::accepting_newer_forms`]).
+    pub fn accepting_newer_forms(self, yes: bool) -> Verify {
+        Verify { accept_newer_forms: yes, ..self }
     }
 
     /// This verifier, checking instructions against what `target` allows
@@ -300,6 +327,7 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
         isa: module.isa,
         module_spaces: &module.module_spaces,
         fills: std::mem::take(fills),
+        accept_newer_forms: module.accept_newer_forms,
     };
     let body = func.body().unwrap_or(&[]);
     // Where each label is placed: a branch to a label that is not (a pass
@@ -428,6 +456,8 @@ struct Checker<'f> {
     module_spaces: &'f std::collections::BTreeMap<String, ptx_ir::StateSpace>,
     /// The forms each word list of the function fills.
     fills: forms::FillCache,
+    /// See [`Verifier::accepting_newer_forms`].
+    accept_newer_forms: bool,
 }
 
 impl<'f> Checker<'f> {
@@ -453,7 +483,18 @@ impl<'f> Checker<'f> {
         let mut form_errors = Vec::new();
         let mut fills = std::mem::take(&mut self.fills);
         let space_of = |op: &Operand| self.space_of(op);
-        let malformed = forms::check(self.isa, self.func, inst, &space_of, &mut fills, |msg| form_errors.push(msg));
+        // An instruction with a word of a later ISA text, which the parser
+        // made unknown under a newer .version: ptxas judges its form, if
+        // asked to.
+        let malformed =
+            if ptx_ir::is_later_form(self.func, inst) && ptx_ir::newer_than_description(self.target.version()) {
+                if !self.accept_newer_forms {
+                    forms::newer_form(self.isa, self.func, inst, &mut |msg| form_errors.push(msg));
+                }
+                true
+            } else {
+                forms::check(self.isa, self.func, inst, &space_of, &mut fills, |msg| form_errors.push(msg))
+            };
         self.fills = fills;
         for msg in form_errors {
             self.error(inst, msg);

@@ -17,6 +17,7 @@
 //! target sm_90a 8.0 probed                # a .target, the .version it needs
 //! target-words debug texmode_independent  # other words .target takes
 //! probed-from 3.0                         # the oldest .version probed for `need`
+//! described 9.1                           # the ISA text the syntax blocks come from
 //! forbid vote.!sync from 6.4 on sm_70+ : REASON   # ptxas rejects these
 //!
 //! syntax 9.7.1.1 "Integer Arithmetic Instructions: add" from 971_.../9711_..._add.md
@@ -132,6 +133,7 @@ struct Reader {
     targets: Vec<crate::model::TargetInfo>,
     target_words: Vec<&'static str>,
     probed_from: u32,
+    described: Option<u32>,
     forbids: Vec<crate::model::Forbid>,
 }
 
@@ -278,6 +280,10 @@ impl Reader {
             "probed-from" => match version_number(rest) {
                 Some(v) => self.probed_from = v,
                 None => self.error(file, line_no, "expected 'probed-from MAJOR.MINOR'"),
+            },
+            "described" => match version_number(rest) {
+                Some(v) => self.described = Some(v),
+                None => self.error(file, line_no, "expected 'described MAJOR.MINOR'"),
             },
             "syntax" => self.syntax_line(file, line_no, rest),
             _ => return false,
@@ -595,6 +601,8 @@ impl Reader {
             targets: leak(self.targets),
             target_words: leak(self.target_words),
             probed_from: self.probed_from,
+            // Without the line, every .version is described: nothing is lenient.
+            described: self.described.unwrap_or(u32::MAX),
             forbids: leak(self.forbids),
         })))
     }

@@ -107,6 +107,7 @@ pub static ISA: Isa = Isa {
     ],
     target_words: &["debug", "texmode_unified", "texmode_independent", "map_f64_to_f32"],
     probed_from: 30,
+    described: 91,
     forbids: &[
         Forbid { opcode: "vote", with: &["!sync"], from_version: 64, targets: &["sm_70"], from_lowest: true, reason: "vote without .sync is not supported on .target sm_70 and higher from PTX ISA version 6.4" },
         Forbid { opcode: "shfl", with: &["!sync"], from_version: 64, targets: &["sm_70"], from_lowest: true, reason: "shfl without .sync is not supported on .target sm_70 and higher from PTX ISA version 6.4" },

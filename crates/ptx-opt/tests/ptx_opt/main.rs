@@ -7,6 +7,7 @@ mod custom_passes;
 mod determinism;
 mod generated_kernels;
 mod isa_sweep;
+mod later_forms;
 mod layout;
 mod legalize_relaxed;
 mod library;

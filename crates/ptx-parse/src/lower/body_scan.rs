@@ -38,9 +38,10 @@ pub(super) fn lower_function<'i>(
     base: usize,
     group: &'i str,
     open: usize,
+    later_words: bool,
 ) -> Option<(Function, usize, usize)> {
     let start = signature.as_span().start();
-    let mut lowering = FunctionLowering::new(Span::default(), base);
+    let mut lowering = FunctionLowering::new(Span::default(), base, later_words);
     for part in signature.into_inner() {
         lowering.signature_part(part);
     }
