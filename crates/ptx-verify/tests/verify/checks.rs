@@ -399,6 +399,52 @@ fn mbarrier_sink_state() {
     );
 }
 
+/// What mbarrier's arrive-on forms need beyond their words (ISA 9.7.13.15.13
+/// and 14; each verdict compared with ptxas 13.5): a count without
+/// `.noComplete` needs sm_90 ("requires .target sm_90 or higher" on sm_80,
+/// at every .version), and `.relaxed` on arrive, arrive_drop, test_wait and
+/// try_wait needs .version 8.6 (on expect_tx, 8.0).
+#[test]
+fn mbarrier_arrive_counts_and_relaxed() {
+    let kernel = |version: &str, target: &str, line: &str| {
+        format!(
+            ".version {version}\n.target {target}\n.address_size 64\n.shared .align 8 .b64 bar;\n.visible .entry k()\n{{\n\
+             .reg .pred %p<2>;\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\nmov.u32 %r1, 1;\nmov.u64 %rd1, 0;\n{line}\nret;\n}}\n"
+        )
+    };
+    let errors = |version: &str, target: &str, line: &str| {
+        crate::alone::diagnose(&kernel(version, target, line)).into_iter().map(|d| d.message).collect::<Vec<_>>()
+    };
+    let counted = [
+        "mbarrier.arrive.shared.b64 %rd1, [bar], %r1;",
+        "mbarrier.arrive.shared::cta.b64 %rd1, [bar], 2;",
+        "mbarrier.arrive_drop.shared.b64 %rd1, [bar], %r1;",
+    ];
+    for line in counted {
+        assert!(errors("8.0", "sm_90", line).is_empty(), "{line}");
+        assert_eq!(
+            errors("8.0", "sm_80", line),
+            ["'mbarrier.arrive with a count and without .noComplete' requires .target sm_90 or higher (the module's is \
+              sm_80)"],
+            "{line}"
+        );
+    }
+    for line in ["mbarrier.arrive.noComplete.shared.b64 %rd1, [bar], %r1;", "mbarrier.arrive.shared.b64 %rd1, [bar];"] {
+        assert!(errors("7.0", "sm_80", line).is_empty(), "{line}");
+    }
+    let relaxed = [
+        "mbarrier.arrive.relaxed.cta.shared.b64 %rd1, [bar];",
+        "mbarrier.arrive_drop.relaxed.cta.shared.b64 %rd1, [bar];",
+        "mbarrier.test_wait.relaxed.cta.shared.b64 %p1, [bar], %rd1;",
+        "mbarrier.try_wait.relaxed.cta.shared.b64 %p1, [bar], %rd1;",
+    ];
+    for line in relaxed {
+        assert!(errors("8.6", "sm_90", line).is_empty(), "{line}");
+        assert_eq!(errors("8.5", "sm_90", line).len(), 1, "{line}");
+    }
+    assert!(errors("8.0", "sm_90", "mbarrier.expect_tx.relaxed.cta.shared.b64 [bar], 1;").is_empty());
+}
+
 /// Two fp8 values from a .bf16x2 pair (the ISA's `.fp16x2` read as
 /// `.f16x2` and `.bf16x2`; cuda_fp8.hpp writes it for sm_100a): ptxas 13.5
 /// takes it from .version 9.1 on the sm_100a family and sm_120a, and says
