@@ -1057,31 +1057,38 @@ impl<'i> FunctionLowering<'i> {
     }
 
     fn classify_opcode(&mut self, text: &str) -> Option<(Opcode, Modifiers)> {
-        let mut words = text.split('.');
-        let name = words.next().unwrap_or("");
+        let (name, words) = text.split_once('.').unwrap_or((text, ""));
         let opcode = match Opcode::from_name(name) {
-            // A word of a later ISA text makes a form the description does
-            // not know: read as its opcode's forms, it might be misread (what
-            // it writes, whether it may be deleted). An opcode that transfers
-            // control stays known, so the control flow stays right (and the
-            // verifier reports the word).
-            Some(known)
-                if self.later_words
-                    && known.control() == ptx_ir::Control::Falls
-                    && words.clone().any(|w| Word::lookup(w).is_none()) =>
-            {
-                Opcode::Other(self.func.names.intern_opcode(name)?)
-            }
             Some(known) => known,
             None => Opcode::Other(self.func.names.intern_opcode(name)?),
         };
-        let modifiers = words
+        let modifiers = self.modifiers(words, opcode);
+        // A word of a later ISA text makes a form the description does not
+        // know: read as its opcode's forms, it might be misread (what it
+        // writes, whether it may be deleted). An opcode that transfers
+        // control stays known, so the control flow stays right (and the
+        // verifier reports the word).
+        let later_form = self.later_words
+            && opcode.is_known()
+            && opcode.control() == ptx_ir::Control::Falls
+            && modifiers.iter().any(|m| matches!(m, Modifier::Other(_)));
+        if later_form {
+            let unknown = Opcode::Other(self.func.names.intern_opcode(name)?);
+            return Some((unknown, self.modifiers(words, unknown)));
+        }
+        Some((opcode, modifiers))
+    }
+
+    /// The modifiers of `opcode` that the dotted `words` (`global.u32`) spell.
+    fn modifiers(&mut self, words: &str, opcode: Opcode) -> Modifiers {
+        words
+            .split('.')
+            .filter(|_| !words.is_empty())
             .map(|w| match Word::lookup(w) {
                 Some(word) => Modifier::of_word(word, opcode),
                 None => Modifier::Other(self.func.names.intern(w)),
             })
-            .collect();
-        Some((opcode, modifiers))
+            .collect()
     }
 
     fn operand(&mut self, pair: Pair<'i, Rule>) -> Option<Operand> {
