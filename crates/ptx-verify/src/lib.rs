@@ -67,8 +67,8 @@ pub use target::{Target, Unmet};
 
 use ptx_ir::special::is_special_register;
 use ptx_ir::{
-    AddrBase, Control, Diagnostic, Function, Inst, LabelId, Module, ModuleItem, Operand, RegId, ScalarType, Stmt,
-    TypeKind,
+    AddrBase, Control, Diagnostic, Function, Inst, LabelId, Modifier, Module, ModuleItem, Operand, RegId, ScalarType,
+    StateSpace, Stmt, TypeKind,
 };
 use rules::Literal;
 use signature::Expect;
@@ -618,7 +618,20 @@ impl<'f> Checker<'f> {
                         }
                     }
                     AddrBase::Symbol(name) => self.symbol(inst, self.func.names.get(name)),
-                    AddrBase::Absolute(_) => {}
+                    // ptxas 13.5 and 12.9, every target and .version: "Immediate
+                    // addresses allowed only for .local state space" (`ld.global
+                    // [16]`, `mbarrier.init.shared::cta.b64 [131072], 1`; a
+                    // generic access too).
+                    AddrBase::Absolute(_) => {
+                        let mut spaces = inst.modifiers.iter().filter_map(|m| match m {
+                            Modifier::Space(space, _) => Some(*space),
+                            _ => None,
+                        });
+                        let first = spaces.next();
+                        if first != Some(StateSpace::Local) || spaces.any(|s| s != StateSpace::Local) {
+                            self.error(inst, "an immediate address is allowed only in the .local state space".into());
+                        }
+                    }
                 }
                 for op in &addr.rest {
                     self.structure(inst, op);

@@ -480,6 +480,23 @@ fn addresses() {
     );
 }
 
+/// ptxas 13.5 and 12.9, on every target and .version: "Immediate addresses
+/// allowed only for .local state space", for every memory instruction
+/// (generic ones too); 24 forms compared with ptxas.
+#[test]
+fn immediate_addresses_only_in_local() {
+    check("ld.local.u32 %r1, [16];\nst.local.u32 [8], %r1;\nld.local.u32 %r1, [%rd1+16];", "");
+    check(
+        "ld.global.u32 %r1, [16];\nst.u32 [0], %r1;\nmbarrier.init.shared::cta.b64 [131072], 1;\n\
+         cp.async.ca.shared.global [16], [%rd1], 4;\natom.shared.add.u32 %r1, [16], 1;",
+        "1: an immediate address is allowed only in the .local state space
+         2: an immediate address is allowed only in the .local state space
+         3: an immediate address is allowed only in the .local state space
+         4: an immediate address is allowed only in the .local state space
+         5: an immediate address is allowed only in the .local state space",
+    );
+}
+
 #[test]
 fn every_error_is_reported_in_order() {
     check(
