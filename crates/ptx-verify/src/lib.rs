@@ -201,6 +201,8 @@ pub struct Verify {
     every_instruction: bool,
     /// See [`Verifier::accepting_newer_forms`].
     accept_newer_forms: bool,
+    /// The module's `.address_size`.
+    address_size: Option<u32>,
 }
 
 impl Verify {
@@ -229,6 +231,7 @@ impl Verify {
             target,
             every_instruction: false,
             accept_newer_forms: false,
+            address_size: module.address_size,
         }
     }
 
@@ -288,6 +291,21 @@ impl Verify {
     }
 }
 
+/// True if `inst` is a load, store, atomic or prefetch whose one address is
+/// of global or generic memory (no state space, or `.global` alone): where
+/// a 64-bit module needs a 64-bit address.
+fn global_or_generic(inst: &Inst) -> bool {
+    use ptx_ir::Opcode;
+    if !matches!(inst.opcode, Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Ldu | Opcode::Prefetch) {
+        return false;
+    }
+    let mut spaces = inst.modifiers.iter().filter_map(|m| match m {
+        Modifier::Space(space, _) => Some(*space),
+        _ => None,
+    });
+    matches!((spaces.next(), spaces.next()), (None, _) | (Some(StateSpace::Global), None))
+}
+
 /// Checks one function; returns every error found, in body order.
 /// `module` is what the function may rely on from its module (see
 /// [`Verify::for_module`]).
@@ -328,6 +346,7 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
         module_spaces: &module.module_spaces,
         fills: std::mem::take(fills),
         accept_newer_forms: module.accept_newer_forms,
+        address_size: module.address_size,
     };
     let body = func.body().unwrap_or(&[]);
     // Where each label is placed: a branch to a label that is not (a pass
@@ -386,7 +405,7 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
     let mut clean = (as_parsed && !module.every_instruction).then(|| shape::CleanShapes::new(func, compact));
     let across_functions = clean.is_some() && module.target.is_uniform();
     if across_functions {
-        portable.keep_for(module.isa, &module.target);
+        portable.keep_for(module.isa, &module.target, module.address_size);
     }
     let mut declarations = declarations::Declarations::new(func, &module.module_scope);
     for stmt in body {
@@ -458,6 +477,8 @@ struct Checker<'f> {
     fills: forms::FillCache,
     /// See [`Verifier::accepting_newer_forms`].
     accept_newer_forms: bool,
+    /// The module's `.address_size`.
+    address_size: Option<u32>,
 }
 
 impl<'f> Checker<'f> {
@@ -613,6 +634,18 @@ impl<'f> Checker<'f> {
                                 "address register {} is {}; an address must be an integer or bit register of at most 64 bits",
                                 self.reg(r),
                                 ty
+                            );
+                            self.error(inst, msg);
+                        } else if ty.scalar.bits() == 32 && self.address_size == Some(64) && global_or_generic(inst) {
+                            // ptxas 13.5: "Program uses 32-bit address on line N
+                            // which is conflicting with .address_size 64" (a
+                            // 16-bit register it takes; .shared, .local, .const
+                            // and .param take 32 bits).
+                            let msg = format!(
+                                "address register {} is {}: a 32-bit address of {} memory in a module of .address_size 64",
+                                self.reg(r),
+                                ty,
+                                if inst.space().is_some() { "global" } else { "generic" }
                             );
                             self.error(inst, msg);
                         }

@@ -395,28 +395,32 @@ fn same_operand(seen: &Seen<'_>, a: &Operand, b: &Operand) -> bool {
 /// same verdict in any function of a module (the per-instruction checks
 /// read nothing else of the function), and templated code repeats the same
 /// instructions over many small functions, each of which would otherwise
-/// check its shapes anew. A verdict holds for one description and one
-/// header target: the table starts over when either changes, and is not
+/// check its shapes anew. A verdict holds for one description, one header
+/// target and one address size: the table starts over when any changes, and is not
 /// used where a `.target` in a function body makes the verdict depend on
 /// the place.
 #[derive(Default)]
 pub(super) struct PortableShapes {
-    /// (the description, as an address; `.version`; the `sm_` target).
-    module: Option<(usize, (u32, u32), Option<&'static str>)>,
+    /// What the verdicts hold for.
+    module: Option<VerdictScope>,
     /// The shapes found clean, each as the bytes that describe it.
     clean: rustc_hash::FxHashSet<Box<[u8]>>,
     /// The description of the shape looked up last.
     scratch: Vec<u8>,
 }
 
+/// The description (as an address), `.version`, `sm_` target and
+/// `.address_size` a verdict holds for.
+type VerdictScope = (usize, (u32, u32), Option<&'static str>, Option<u32>);
+
 /// Shapes kept at most (two to eight thousand in the largest modules, a few
 /// dozen bytes each); the table starts over past this.
 const MAX_PORTABLE: usize = 1 << 13;
 
 impl PortableShapes {
-    /// Forgets what was found under another description or target.
-    pub(super) fn keep_for(&mut self, isa: &'static ptx_isa::Isa, target: &crate::Target) {
-        let module = Some((isa as *const ptx_isa::Isa as usize, target.version(), target.name()));
+    /// Forgets what was found under another description, target or address size.
+    pub(super) fn keep_for(&mut self, isa: &'static ptx_isa::Isa, target: &crate::Target, address_size: Option<u32>) {
+        let module = Some((isa as *const ptx_isa::Isa as usize, target.version(), target.name(), address_size));
         if self.module != module || self.clean.len() >= MAX_PORTABLE {
             self.clean.clear();
             self.module = module;

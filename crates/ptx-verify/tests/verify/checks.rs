@@ -497,6 +497,28 @@ fn immediate_addresses_only_in_local() {
     );
 }
 
+/// In a module of `.address_size 64`, ptxas 13.5 takes a 32-bit address
+/// register for `.shared`, `.local`, `.const`, `.param` and `cp.async`'s
+/// global source, and a 16-bit one anywhere, but not a 32-bit one for a
+/// load, store, atomic or prefetch of global or generic memory ("Program
+/// uses 32-bit address ... conflicting with .address_size 64"; 69 forms
+/// compared with ptxas).
+#[test]
+fn thirty_two_bit_addresses_of_global_memory() {
+    check(
+        "ld.shared.u32 %r1, [%r2];\nst.local.u32 [%r2], %r1;\nld.const.u32 %r1, [%r2];\nld.global.u32 %r1, [%h1];\n\
+         cp.async.ca.shared.global [%r2], [%r2], 4;\nld.global.u32 %r1, [%rd1];",
+        "",
+    );
+    check(
+        "ld.global.u32 %r1, [%r2];\nst.u32 [%r2+4], %r1;\natom.add.u32 %r1, [%r2], 1;\nprefetch.global.L2 [%r2];",
+        "1: address register %r2 is .b32: a 32-bit address of global memory in a module of .address_size 64
+         2: address register %r2 is .b32: a 32-bit address of generic memory in a module of .address_size 64
+         3: address register %r2 is .b32: a 32-bit address of generic memory in a module of .address_size 64
+         4: address register %r2 is .b32: a 32-bit address of global memory in a module of .address_size 64",
+    );
+}
+
 #[test]
 fn every_error_is_reported_in_order() {
     check(
