@@ -299,11 +299,16 @@ fn global_or_generic(inst: &Inst) -> bool {
     if !matches!(inst.opcode, Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Ldu | Opcode::Prefetch) {
         return false;
     }
-    let mut spaces = inst.modifiers.iter().filter_map(|m| match m {
+    let mut spaces = spaces(inst);
+    matches!((spaces.next(), spaces.next()), (None, _) | (Some(StateSpace::Global), None))
+}
+
+/// The state spaces `inst` names, in order (`cp.async.ca.shared.global`: shared, global).
+fn spaces(inst: &Inst) -> impl Iterator<Item = StateSpace> + '_ {
+    inst.modifiers.iter().filter_map(|m| match m {
         Modifier::Space(space, _) => Some(*space),
         _ => None,
-    });
-    matches!((spaces.next(), spaces.next()), (None, _) | (Some(StateSpace::Global), None))
+    })
 }
 
 /// Checks one function; returns every error found, in body order.
@@ -656,10 +661,7 @@ impl<'f> Checker<'f> {
                     // [16]`, `mbarrier.init.shared::cta.b64 [131072], 1`; a
                     // generic access too).
                     AddrBase::Absolute(_) => {
-                        let mut spaces = inst.modifiers.iter().filter_map(|m| match m {
-                            Modifier::Space(space, _) => Some(*space),
-                            _ => None,
-                        });
+                        let mut spaces = spaces(inst);
                         let first = spaces.next();
                         if first != Some(StateSpace::Local) || spaces.any(|s| s != StateSpace::Local) {
                             self.error(inst, "an immediate address is allowed only in the .local state space".into());

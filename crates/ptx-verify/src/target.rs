@@ -533,7 +533,7 @@ impl Target {
                 feature.version % 10
             ));
         }
-        let sm = self.info.and_then(|i| sm_number(i.name));
+        let sm = self.info.and_then(|i| split_sm(i.name)).map(|(number, _)| number);
         sm.is_some_and(|n| n < feature.min_sm).then(|| {
             format!(
                 "'{}' requires .target sm_{} or higher (the module's is {})",
@@ -554,13 +554,6 @@ pub(crate) struct Feature {
     version: u32,
     /// The lowest `sm_` number (0: any target).
     min_sm: u32,
-}
-
-/// The number of an `sm_` target's name (`sm_90a`: 90).
-fn sm_number(name: &str) -> Option<u32> {
-    let digits = name.strip_prefix("sm_")?;
-    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
-    digits[..end].parse().ok()
 }
 
 /// Every such feature; the first is the `.b128` type.
