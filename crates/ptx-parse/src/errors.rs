@@ -279,14 +279,21 @@ fn scan(source: &str, limit: usize) -> Scan {
                     s.statement = None;
                 }
             }
-            // A label's colon (not the `::` of `.shared::cta`).
-            b':' if b.get(i + 1) != Some(&b':') && (i == 0 || b[i - 1] != b':') => s.statement = None,
+            // A label's colon (not the `::` of `.shared::cta`, nor the `:4` of `.sp::2:4`).
+            b':' if is_label_colon(b, i) => s.statement = None,
             _ => {}
         }
         s.last = Some(i);
         i += source[i..].chars().next().map_or(1, char::len_utf8);
     }
     s
+}
+
+/// True if the colon at `b[i]` ends a label: not one of the `::` of
+/// `.shared::cta`, nor the `:4` of `.sp::2:4` (no statement starts with a
+/// digit).
+fn is_label_colon(b: &[u8], i: usize) -> bool {
+    b.get(i + 1) != Some(&b':') && (i == 0 || b[i - 1] != b':') && !b.get(i + 1).is_some_and(u8::is_ascii_digit)
 }
 
 /// Where the statement in progress at `pos` ends: its `;`, a `}` it did
@@ -317,7 +324,7 @@ fn statement_end(source: &str, pos: usize) -> usize {
             b'{' => depth += 1,
             b'}' if depth == 0 => return i,
             b'}' => depth -= 1,
-            b':' if b.get(i + 1) != Some(&b':') && (i == 0 || b[i - 1] != b':') => return i,
+            b':' if is_label_colon(b, i) => return i,
             _ => {}
         }
         i += 1;

@@ -170,12 +170,8 @@ impl<'i> FunctionLowering<'i> {
     fn scan_operand(&mut self, text: &'i str, pos: usize, ops: &mut Operands) -> Option<usize> {
         let b = text.as_bytes();
         match *b.get(pos)? {
-            b'_' if !b.get(pos + 1).is_some_and(|&c| is_ident_char(c)) => {
-                ops.push(Operand::Sink);
-                Some(pos + 1)
-            }
             b'%' | b'$' | b'_' | b'a'..=b'z' | b'A'..=b'Z' => {
-                let (first, end) = self.scan_name(text, pos)?;
+                let (first, end) = if is_sink(b, pos) { (Operand::Sink, pos + 1) } else { self.scan_name(text, pos)? };
                 let bar = skip_trivia(b, end)?;
                 if b.get(bar) != Some(&b'|') {
                     ops.push(first);
@@ -183,11 +179,7 @@ impl<'i> FunctionLowering<'i> {
                 }
                 // `p|q`: the second half is a name or the sink.
                 let at = skip_trivia(b, bar + 1)?;
-                let (second, end) = if b.get(at) == Some(&b'_') && !b.get(at + 1).is_some_and(|&c| is_ident_char(c)) {
-                    (Operand::Sink, at + 1)
-                } else {
-                    self.scan_name(text, at)?
-                };
+                let (second, end) = if is_sink(b, at) { (Operand::Sink, at + 1) } else { self.scan_name(text, at)? };
                 ops.push(Operand::Pair(Box::new((first, second))));
                 Some(end)
             }
@@ -384,6 +376,11 @@ fn ident_end(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// True if the grammar's `sink` (`_` alone) is at `b[i]`.
+fn is_sink(b: &[u8], i: usize) -> bool {
+    b.get(i) == Some(&b'_') && !b.get(i + 1).is_some_and(|&c| is_ident_char(c))
+}
+
 /// The end of the grammar's `opcode` at `b[i]` (an ASCII letter).
 fn opcode_end(b: &[u8], i: usize) -> usize {
     let words = |from: usize| from + b[from..].iter().take_while(|&&c| is_word_char(c)).count();
@@ -391,8 +388,14 @@ fn opcode_end(b: &[u8], i: usize) -> usize {
     let mut end = words(i + 1);
     while b.get(end) == Some(&b'.') && followed_by_word(end + 1) {
         end = words(end + 1);
-        while b[end..].starts_with(b"::") && followed_by_word(end + 2) {
-            end = words(end + 2);
+        loop {
+            if b[end..].starts_with(b"::") && followed_by_word(end + 2) {
+                end = words(end + 2);
+            } else if b.get(end) == Some(&b':') && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
+                end += 1 + b[end + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            } else {
+                break;
+            }
         }
     }
     end
