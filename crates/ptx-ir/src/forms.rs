@@ -202,6 +202,16 @@ pub fn in_form_order(mut inst: Inst) -> Inst {
     inst
 }
 
+/// True if some form of `opcode` (a known one) takes `modifiers`, the
+/// operands aside: what the parser asks of an instruction in a module newer
+/// than the description, whose words may be a later ISA's combination
+/// (`fence.proxy.alias.acquire.sys`, PTX ISA 9.4).
+pub fn words_fit_a_form(opcode: crate::Opcode, modifiers: &crate::Modifiers) -> bool {
+    let inst = Inst::new(opcode, modifiers.clone(), crate::Operands::new());
+    let (Some(words), Some(index)) = (Words::of(&ptx_isa::ISA, &inst), opcode.index()) else { return false };
+    ptx_isa::ISA.forms_of(index as u16).iter().any(|form| fill(form, &words).is_some())
+}
+
 /// An instruction read as one form of the description: the form, the word
 /// of each slot and which operand is which. The first form (in description
 /// order) whose modifiers fit and whose operand count fits; the operands'

@@ -51,7 +51,9 @@ pub use module::{
     DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,
     RegIndex, Stmt, Variable,
 };
-pub use opcodes::{is_later_form, newer_than_description, Control, Effects, Opcode, OpcodeInfo, Shape};
+pub use opcodes::{
+    is_later_form, is_of_later_isa, newer_than_description, Control, Effects, Opcode, OpcodeInfo, Shape,
+};
 pub use types::{CmpOp, PrmtMode, RegType, Rounding, ScalarType, StateSpace, TypeKind};
 pub use words::Word;
 

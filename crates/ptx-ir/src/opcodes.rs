@@ -83,11 +83,22 @@ pub fn newer_than_description(version: (u32, u32)) -> bool {
 }
 
 /// True if `inst` (of `func`) is an opcode the description knows that the
-/// parser made unknown for a word of a later ISA text
-/// ([`newer_than_description`]): an instruction of a later `.version` than
+/// parser made unknown because no form of it has its words (a word of a
+/// later ISA text, or known words in a later combination:
+/// [`newer_than_description`]): an instruction of a later `.version` than
 /// the description's.
 pub fn is_later_form(func: &crate::Function, inst: &Inst) -> bool {
     matches!(inst.opcode, Opcode::Other(op) if Opcode::from_name(func.names.opcode(op)).is_some())
+}
+
+/// True if `inst`, in a module of `.version` `version`, is taken as an
+/// instruction of a later PTX ISA than the description's: the module is
+/// [`newer_than_description`], and the instruction is a [`is_later_form`]
+/// or an opcode the description does not know at all (`fabric.submit`, PTX
+/// ISA 9.3). Kept as written and treated as every [`Opcode::Other`] is;
+/// ptxas judges it.
+pub fn is_of_later_isa(version: (u32, u32), inst: &Inst) -> bool {
+    newer_than_description(version) && matches!(inst.opcode, Opcode::Other(_))
 }
 
 /// The operand shape of an instruction: its form's (an opcode whose forms

@@ -136,9 +136,9 @@ pub fn requirements(module: &Module) -> Requirements {
         }
         for id in func.inst_ids() {
             let inst = &func.insts[id];
-            if ptx_ir::is_later_form(func, inst) {
-                // A word of a later ISA text than the description's: the
-                // first version after it, at least.
+            if ptx_ir::is_later_form(func, inst) || ptx_ir::is_of_later_isa(module.version, inst) {
+                // An instruction of a later ISA text than the description's:
+                // the first version after it, at least.
                 let later = Target::known_versions().find(|&v| ptx_ir::newer_than_description(v));
                 if let Some(v) = later.filter(|&v| number(v) > number(req.version)) {
                     let mut what = ptx_ir::print::opcode_text(func, inst.opcode).to_string();

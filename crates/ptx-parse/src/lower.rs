@@ -1063,15 +1063,17 @@ impl<'i> FunctionLowering<'i> {
             None => Opcode::Other(self.func.names.intern_opcode(name)?),
         };
         let modifiers = self.modifiers(words, opcode);
-        // A word of a later ISA text makes a form the description does not
-        // know: read as its opcode's forms, it might be misread (what it
-        // writes, whether it may be deleted). An opcode that transfers
-        // control stays known, so the control flow stays right (and the
-        // verifier reports the word).
+        // A word of a later ISA text, or known words no form of the
+        // description combines, make a form the description does not know:
+        // read as its opcode's forms, it might be misread (what it writes,
+        // whether it may be deleted). An opcode that transfers control stays
+        // known, so the control flow stays right (and the verifier reports
+        // the word).
         let later_form = self.later_words
             && opcode.is_known()
             && opcode.control() == ptx_ir::Control::Falls
-            && modifiers.iter().any(|m| matches!(m, Modifier::Other(_)));
+            && (modifiers.iter().any(|m| matches!(m, Modifier::Other(_)))
+                || !ptx_ir::forms::words_fit_a_form(opcode, &modifiers));
         if later_form {
             let unknown = Opcode::Other(self.func.names.intern_opcode(name)?);
             return Some((unknown, self.modifiers(words, unknown)));

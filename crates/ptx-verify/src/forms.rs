@@ -180,23 +180,31 @@ pub fn check(
 }
 
 /// What an instruction of a later PTX ISA than the description's (see
-/// [`ptx_ir::is_later_form`]) is reported as when it is not accepted: each
-/// unknown word as a module at the description's version has it reported,
-/// with how to accept it.
+/// [`ptx_ir::is_of_later_isa`]) is reported as when it is not accepted: an unknown opcode or each unknown word as a module at the
+/// description's version has it reported (or, for known words no form
+/// combines, that), with what accepting them would do.
 pub(crate) fn newer_form(isa: &Isa, func: &Function, inst: &Inst, report: &mut impl FnMut(String)) {
     let name = ptx_ir::print::opcode_text(func, inst.opcode);
     let d = isa.described;
+    let why = format!(
+        "not of PTX ISA {}.{}; accepting newer forms, --accept-newer-forms, keeps the instruction as it is for \
+         ptxas to judge",
+        d / 10,
+        d % 10
+    );
+    if !ptx_ir::is_later_form(func, inst) {
+        report(format!("'{name}' is not the name of any PTX instruction ({why})"));
+        return;
+    }
+    let mut unknown_words = false;
     for m in &inst.modifiers {
         if let Modifier::Other(w) = m {
-            unknown_word(name, func.names.get(*w), &mut |message: String| {
-                report(format!(
-                    "{message} (not of PTX ISA {}.{}; accepting newer forms, --accept-newer-forms, keeps the \
-                     instruction as it is for ptxas to judge)",
-                    d / 10,
-                    d % 10
-                ))
-            });
+            unknown_words = true;
+            unknown_word(name, func.names.get(*w), &mut |message: String| report(format!("{message} ({why})")));
         }
+    }
+    if !unknown_words {
+        report(format!("{}: no form of {name} has these words ({why})", full_text(func, inst)));
     }
 }
 

@@ -102,8 +102,9 @@ impl Verifier {
 
     /// This verifier, accepting (`yes`) or reporting an instruction of a
     /// later PTX ISA than the description's in a module whose `.version` is
-    /// newer than it: the parser makes such an instruction unknown
-    /// ([`ptx_ir::is_later_form`]), and ptxas judges its form. Reported by
+    /// newer than it ([`ptx_ir::is_of_later_isa`]: an unknown opcode, or one
+    /// the parser made unknown for a word or a combination of words no form
+    /// of the description has), and ptxas judges its form. Reported by
     /// default, as an unknown word.
     pub fn accepting_newer_forms(self, yes: bool) -> Verifier {
         Verifier { accept_newer_forms: yes, ..self }
@@ -509,18 +510,17 @@ impl<'f> Checker<'f> {
         let mut form_errors = Vec::new();
         let mut fills = std::mem::take(&mut self.fills);
         let space_of = |op: &Operand| self.space_of(op);
-        // An instruction with a word of a later ISA text, which the parser
-        // made unknown under a newer .version: ptxas judges its form, if
-        // asked to.
-        let malformed =
-            if ptx_ir::is_later_form(self.func, inst) && ptx_ir::newer_than_description(self.target.version()) {
-                if !self.accept_newer_forms {
-                    forms::newer_form(self.isa, self.func, inst, &mut |msg| form_errors.push(msg));
-                }
-                true
-            } else {
-                forms::check(self.isa, self.func, inst, &space_of, &mut fills, |msg| form_errors.push(msg))
-            };
+        // An instruction of a later ISA text under a newer .version (a word
+        // or a combination of words no form has, which the parser made
+        // unknown, or an unknown opcode): ptxas judges its form, if asked to.
+        let malformed = if ptx_ir::is_of_later_isa(self.target.version(), inst) {
+            if !self.accept_newer_forms {
+                forms::newer_form(self.isa, self.func, inst, &mut |msg| form_errors.push(msg));
+            }
+            true
+        } else {
+            forms::check(self.isa, self.func, inst, &space_of, &mut fills, |msg| form_errors.push(msg))
+        };
         self.fills = fills;
         for msg in form_errors {
             self.error(inst, msg);

@@ -1,11 +1,12 @@
 //! A module at a `.version` newer than the PTX ISA text of the description
-//! (9.1) may use words of a later text. The parser makes an instruction with
-//! a word the description lacks an unknown instruction (`Opcode::Other`):
-//! kept as written, every register it names may be read and written, it has
-//! effects. The verifier reports the word, unless asked to accept newer
-//! forms (`Options::accept_newer_forms`), which leaves the form to ptxas. At
-//! 9.1 and below the word is an error either way, as ptxas has it; an opcode
-//! that transfers control keeps its opcode, so the control flow stays known.
+//! (9.1) may use instructions of a later text: opcodes, words, and known
+//! words in combinations no form of 9.1 has. The parser makes such an
+//! instruction an unknown instruction (`Opcode::Other`): kept as written,
+//! every register it names may be read and written, it has effects. The
+//! verifier reports it, unless asked to accept newer forms
+//! (`Options::accept_newer_forms`), which leaves the form to ptxas. At 9.1
+//! and below it is an error either way, as ptxas has it; an opcode that
+//! transfers control keeps its opcode, so the control flow stays known.
 
 use ptx_opt::ir::{Opcode, Shape};
 use ptx_opt::version::PtxVersion;
@@ -26,6 +27,11 @@ fn kernel(version: &str, lines: &str) -> String {
 /// Options that accept newer forms, with `passes`.
 fn accepting<const N: usize>(passes: [&str; N]) -> Options {
     Options { accept_newer_forms: true, ..Options::with_passes(passes) }
+}
+
+/// Options that report newer forms (the default), with `passes`.
+fn rejecting<const N: usize>(passes: [&str; N]) -> Options {
+    Options::with_passes(passes)
 }
 
 /// The messages of a run that must fail.
@@ -55,10 +61,10 @@ fn a_word_of_a_later_text_makes_an_unknown_instruction() {
     let out = ptx_opt::optimize(&source, &accepting(["dce"])).expect("accepted");
     assert_eq!(out.ptx, source);
     // Not asked to accept it, the verifier reports the word.
-    let e = ptx_opt::optimize(&source, &Options::with_passes(["dce"])).expect_err("reported");
+    let e = ptx_opt::optimize(&source, &rejecting(["dce"])).expect_err("reported");
     assert_eq!(e.kind, ErrorKind::InvalidInput);
     assert_eq!(
-        errors(&source, &Options::default()),
+        errors(&source, &rejecting([])),
         ["add: unknown modifier .later (not of PTX ISA 9.1; accepting newer forms, --accept-newer-forms, keeps the \
           instruction as it is for ptxas to judge)"]
     );
@@ -66,7 +72,7 @@ fn a_word_of_a_later_text_makes_an_unknown_instruction() {
     for options in [accepting([]), Options { verify_each: true, ..accepting(["verify", "dce"]) }] {
         assert_eq!(ptx_opt::optimize(&source, &options).expect("accepted").ptx, source);
     }
-    assert_eq!(errors(&source, &Options { skip_verify: true, ..Options::with_passes(["verify"]) }).len(), 1);
+    assert_eq!(errors(&source, &Options { skip_verify: true, ..rejecting(["verify"]) }).len(), 1);
 }
 
 #[test]
@@ -93,9 +99,16 @@ fn at_the_described_version_and_below_the_word_is_an_error() {
 }
 
 #[test]
-fn unknown_opcodes_and_words_on_branches_stay_errors() {
+fn unknown_opcodes_are_later_forms_and_words_on_branches_stay_errors() {
     let source = kernel("9.5", "\tmov.b32 \t%r4, %r1;\n\tlater.u32 \t%r3, %r1, %r2;\n");
-    assert_eq!(errors(&source, &accepting([])), ["'later' is not the name of any PTX instruction"]);
+    assert_eq!(ptx_opt::optimize(&source, &accepting(["dce"])).expect("accepted").ptx, source);
+    assert_eq!(
+        errors(&source, &rejecting([])),
+        ["'later' is not the name of any PTX instruction (not of PTX ISA 9.1; accepting newer forms, \
+          --accept-newer-forms, keeps the instruction as it is for ptxas to judge)"]
+    );
+    let at_91 = source.replacen(".version 9.5", ".version 9.1", 1);
+    assert_eq!(errors(&at_91, &accepting([])), ["'later' is not the name of any PTX instruction"]);
     let source = kernel("9.5", "\tmov.b32 \t%r4, %r1;\n\tbra.later \t$L__done;\n");
     let module = ptx_opt::parse(&source).expect("parses");
     let func = module.functions.values().next().expect("a function");
@@ -157,4 +170,41 @@ fn a_real_later_form_goes_through_o2_to_ptxas() {
     let at_91 = source.replacen(".version 9.3", ".version 9.1", 1);
     assert!(ptxas.compile(&at_91, "sm_90a", &[]).is_err(), "ptxas takes the word at 9.1");
     assert_eq!(errors(&at_91, &accepting([])), ["mbarrier: unknown modifier .phase_type::primary"]);
+}
+
+/// Known words that no form of PTX ISA 9.1 combines are a later form too
+/// (`fence.proxy.alias` with an order and a scope: PTX ISA 9.4, as ptxas
+/// 13.5 says at 9.1), accepted when asked; at 9.1 the verifier reports them
+/// as before.
+#[test]
+fn known_words_in_a_later_combination_make_a_later_form() {
+    let source = ".version 9.4\n.target sm_90\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\
+        \t.reg .b32 \t%r<3>;\n\t.reg .b64 \t%rd<3>;\n\n\
+        \tld.param.u64 \t%rd1, [k_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n\tld.global.u32 \t%r1, [%rd2];\n\
+        \tfence.proxy.alias.acquire.sys;\n\tld.global.u32 \t%r2, [%rd2];\n\tst.global.u32 \t[%rd2+4], %r2;\n\tret;\n}\n";
+    let ptxas = crate::corpus::toolchain();
+    ptxas.compile(source, "sm_90", &[]).expect("ptxas takes the input");
+    let module = ptx_opt::parse(source).expect("parses");
+    let func = module.functions.values().next().expect("a function");
+    let fence =
+        func.inst_ids().map(|id| &func.insts[id]).find(|i| i.span.start as usize == source.find("fence").unwrap());
+    let fence = fence.expect("the fence");
+    assert!(ptx_opt::ir::is_later_form(func, fence), "{:?}", fence.opcode);
+    let o2 = Options { accept_newer_forms: true, ..Options::with_level(2) };
+    assert_eq!(ptx_opt::optimize(source, &o2).expect("accepted").ptx, source);
+    assert_eq!(
+        errors(source, &rejecting([])),
+        ["fence.proxy.alias.acquire.sys: no form of fence has these words (not of PTX ISA 9.1; accepting \
+          newer forms, --accept-newer-forms, keeps the instruction as it is for ptxas to judge)"]
+    );
+    let at_91 = source.replacen(".version 9.4", ".version 9.1", 1);
+    assert!(ptxas.compile(&at_91, "sm_90", &[]).is_err(), "ptxas takes the combination at 9.1");
+    let reported = errors(&at_91, &accepting([]));
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    assert!(reported[0].starts_with("fence.proxy.alias.acquire.sys: "), "{reported:?}");
+    // Every form 9.1 has keeps its opcode in a later module.
+    let known = source.replacen("fence.proxy.alias.acquire.sys", "fence.proxy.alias", 1);
+    let module = ptx_opt::parse(&known).expect("parses");
+    let func = module.functions.values().next().expect("a function");
+    assert!(func.inst_ids().all(|id| func.insts[id].opcode.is_known()));
 }
