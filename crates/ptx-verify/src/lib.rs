@@ -681,7 +681,26 @@ impl<'f> Checker<'f> {
                 self.structure(inst, &pair.0);
                 self.structure(inst, &pair.1);
             }
-            Operand::Reg(_) | Operand::Special(_) | Operand::Int(_) | Operand::Float(_) | Operand::Sink => {}
+            Operand::Special(name) => self.special_register(inst, *name),
+            Operand::Reg(_) | Operand::Int(_) | Operand::Float(_) | Operand::Sink => {}
+        }
+    }
+
+    /// Only `mov` and `cvt` take a special register, and not with a
+    /// floating-point type: ptxas 13.5 and 12.9 say "Special register
+    /// argument not allowed for instruction 'add'" (and for `mov.f32 %f1,
+    /// %tid.x`, `cvt.rn.f32.u32 %f1, %tid.x`; `mov.pred %p,
+    /// %is_explicit_cluster` it takes); compilers move it to a register first.
+    fn special_register(&mut self, inst: &Inst, name: ptx_ir::Name) {
+        let reads = matches!(inst.opcode, ptx_ir::Opcode::Mov | ptx_ir::Opcode::Cvt)
+            && inst.types().all(|t| t.kind() != TypeKind::Float);
+        if !reads && inst.opcode.is_known() {
+            let msg = format!(
+                "{}: {} is a special register, which only mov and cvt, of types other than floating-point, read",
+                ptx_ir::print::opcode_text(self.func, inst.opcode),
+                self.func.names.get(name)
+            );
+            self.error(inst, msg);
         }
     }
 

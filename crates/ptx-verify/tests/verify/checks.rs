@@ -866,3 +866,26 @@ fn declarations_are_checked_per_use_within_shapes() {
          8: 'nosuch' is not declared",
     );
 }
+
+/// Only `mov` and `cvt` read a special register, and not with a
+/// floating-point type, as ptxas 13.5 and 12.9 have it ("Special register
+/// argument not allowed for instruction 'mul'"; 38 forms compared): a
+/// hand-written kernel of a fourth held-out batch multiplied `%ntid.x` in.
+#[test]
+fn special_registers_are_read_by_mov_and_cvt() {
+    check(
+        "mov.u32 %r1, %tid.x;\nmov.b32 %r1, %laneid;\ncvt.u64.u32 %rd1, %ctaid.x;\ncvt.u32.u64 %r1, %clock64;\n\
+         mov.u64 %rd1, %globaltimer;\ncvt.sat.u32.s32 %r1, %tid.x;\nmov.pred %p1, %is_explicit_cluster;",
+        "",
+    );
+    check(
+        "mul.lo.u32 %r1, %r2, %ntid.x;\nadd.u32 %r1, %tid.x, 1;\nsetp.eq.u32 %p1, %tid.x, 0;\n\
+         st.global.u32 [%rd1], %tid.x;\nmov.f32 %f1, %tid.x;\ncvt.rn.f32.u32 %f1, %tid.x;",
+        "1: mul: %ntid.x is a special register, which only mov and cvt, of types other than floating-point, read
+         2: add: %tid.x is a special register
+         3: setp: %tid.x is a special register
+         4: st: %tid.x is a special register
+         5: mov: %tid.x is a special register
+         6: cvt: %tid.x is a special register",
+    );
+}
