@@ -315,13 +315,14 @@ fn operand_spec(pools: &mut Pools, o: &OperandSpec) -> String {
         Some(TypeRule::Slot(i)) => format!("Some(TypeRule::Slot({i}))"),
     };
     format!(
-        "OperandSpec {{ name: {}, kind: {kind}, optional: {}, with_word: {:?}, immediate: {}, values: {}, space: {space}, ty: {ty}, register: {}, range: {:?} }}",
+        "OperandSpec {{ name: {}, kind: {kind}, optional: {}, with_word: {:?}, immediate: {}, values: {}, space: {space}, ty: {ty}, register: {}, discard: {}, range: {:?} }}",
         pools.text(&o.name),
         o.optional,
         o.with_word,
         o.immediate,
         pools.i64s.intern(o.values.to_vec()),
         o.register,
+        o.discard,
         o.range
     )
 }

@@ -608,6 +608,8 @@ pub struct OperandSpec {
     pub ty: Option<TypeRule>,
     /// A register, never a literal (`@register a`).
     pub register: bool,
+    /// The sink `_` may stand here too: the result is discarded (`@discard d`).
+    pub discard: bool,
     /// A literal here must lie in this range, inclusive (`@range count: 1..1048575`).
     pub range: Option<(i64, i64)>,
 }

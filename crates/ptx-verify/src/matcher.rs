@@ -262,6 +262,7 @@ fn operand_fits(isa: &Isa, func: &Function, spec: &OperandSpec, filled: &Filled,
         }
     }
     match spec.kind {
+        _ if spec.discard && matches!(op, Operand::Sink) => true,
         OperandKind::Value => !matches!(
             op,
             Operand::Address(_) | Operand::Label(_) | Operand::Parens(_) | Operand::Pair(_) | Operand::Sink

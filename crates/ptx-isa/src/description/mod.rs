@@ -51,6 +51,8 @@
 //!   any 32-bit register, `.u32` an integer or bit one); `.set` instead of a
 //!   type: the type the form's slot of that name holds;
 //! * `@register OPERAND...`: a register, not a literal;
+//! * `@discard OPERAND...`: the sink `_` may stand there too (the result is
+//!   discarded: `atom.global.add.u32 _, [a], 1`);
 //! * `@range OPERAND: LOW..HIGH`: a literal there lies in the range.
 //!
 //! `need KEY VERSION TARGETS [@ PROBE-TARGET] : PROBE` says what the
@@ -541,6 +543,7 @@ impl Reader {
                         PendingType::Slot(i) => TypeRule::Slot(*i),
                     }),
                     register: o.register,
+                    discard: o.discard,
                     range: o.range,
                 })
                 .collect();
@@ -738,6 +741,7 @@ struct BlockNotes {
     space: Vec<(String, String)>,
     ty: Vec<(String, String)>,
     register: Vec<String>,
+    discard: Vec<String>,
     range: Vec<(String, (i64, i64))>,
 }
 
@@ -777,6 +781,7 @@ impl BlockNotes {
             "space" => self.space.push(pair(rest)?),
             "immediate" => self.immediate.extend(rest.split_whitespace().map(String::from)),
             "register" => self.register.extend(rest.split_whitespace().map(String::from)),
+            "discard" => self.discard.extend(rest.split_whitespace().map(String::from)),
             "type" => {
                 let (names, ty) = rest.split_once(':').ok_or("expected '@type OPERAND...: .type'")?;
                 let ty = ty.trim().trim_start_matches('.').to_string();
@@ -806,6 +811,7 @@ impl BlockNotes {
             .chain(self.space.iter().map(|(o, _)| o))
             .chain(self.ty.iter().map(|(o, _)| o))
             .chain(&self.register)
+            .chain(&self.discard)
             .chain(self.range.iter().map(|(o, _)| o))
             .collect()
     }
@@ -840,6 +846,7 @@ struct PendingOperand {
     space: Option<PendingSpace>,
     ty: Option<PendingType>,
     register: bool,
+    discard: bool,
     range: Option<(i64, i64)>,
 }
 
@@ -970,6 +977,7 @@ fn operand(
         }
     });
     let register = notes.register.contains(&raw.name);
+    let discard = notes.discard.contains(&raw.name);
     let range = notes.range.iter().find(|(o, _)| *o == raw.name).map(|(_, r)| *r);
     if register && immediate {
         return Err(format!("operand '{}' is both @register and an immediate", raw.name));
@@ -984,6 +992,7 @@ fn operand(
         space,
         ty,
         register,
+        discard,
         range,
     })
 }

@@ -179,7 +179,12 @@ impl<'i> FunctionLowering<'i> {
                 }
                 // `p|q`: the second half is a name or the sink.
                 let at = skip_trivia(b, bar + 1)?;
-                let (second, end) = if is_sink(b, at) { (Operand::Sink, at + 1) } else { self.scan_name(text, at)? };
+                let (second, end) = match (&first, is_sink(b, at)) {
+                    // `_|_`: the grammar's error (ptxas: syntax error).
+                    (Operand::Sink, true) => return None,
+                    (_, true) => (Operand::Sink, at + 1),
+                    (_, false) => self.scan_name(text, at)?,
+                };
                 ops.push(Operand::Pair(Box::new((first, second))));
                 Some(end)
             }

@@ -889,3 +889,24 @@ fn special_registers_are_read_by_mov_and_cvt() {
          6: cvt: %tid.x is a special register",
     );
 }
+
+/// The sink `_` for a result ptxas lets an instruction discard (`@discard`
+/// in the description): every form of `atom` (as `red`, without the
+/// result) and `setp`'s predicate, alone or as either half of its pair, as
+/// ptxas 13.5 has it; not where it says "Result discard mode is not
+/// allowed" (`add`, `mov`, `ld`, `vote`, ...).
+#[test]
+fn discarded_results() {
+    check(
+        "atom.global.add.u32 _, [%rd1], 1;\natom.shared.cas.b32 _, [%rd1], 1, 2;\n\
+         atom.global.exch.b64 _, [%rd1], %rd2;\nsetp.eq.u32 _, %r1, 0;\nsetp.lt.and.f32 _|%p1, %f1, %f2, %p2;\n\
+         setp.eq.u32 %p1|_, %r1, 0;",
+        "",
+    );
+    check(
+        "add.u32 _, %r1, 1;\nld.global.u32 _, [%rd1];\nvote.sync.any.pred _, %p1, -1;",
+        "1: add: operand 1 is '_', which is not allowed here
+         2: ld: operand 1 is '_', which is not allowed here
+         3: vote: operand 1 is '_', which is not allowed here",
+    );
+}
