@@ -612,6 +612,35 @@ struct FunctionLowering<'i> {
     later_words: bool,
 }
 
+/// How many opcode texts a thread remembers whether their words fit a form
+/// ([`words_fit_a_form`]) before it starts over.
+const FITTING_TEXTS: usize = 4096;
+
+thread_local! {
+    /// Per opcode text (`ld.global.nc.v4.f32`): whether its words fit a form
+    /// of the description, which depends on nothing else.
+    static FITTING: std::cell::RefCell<FxHashMap<Box<str>, bool>> = Default::default();
+}
+
+/// [`ptx_ir::forms::words_fit_a_form`] of the instruction spelled `text`,
+/// remembered by the thread across functions and modules: matched against
+/// every form of the opcode, it cost a large module's parse 3% when asked
+/// once per function.
+fn words_fit_a_form(text: &str, opcode: Opcode, modifiers: &Modifiers) -> bool {
+    FITTING.with(|fitting| {
+        if let Some(&fits) = fitting.borrow().get(text) {
+            return fits;
+        }
+        let fits = ptx_ir::forms::words_fit_a_form(opcode, modifiers);
+        let mut fitting = fitting.borrow_mut();
+        if fitting.len() >= FITTING_TEXTS {
+            fitting.clear();
+        }
+        fitting.insert(text.into(), fits);
+        fits
+    })
+}
+
 fn lower_function<'i>(pair: Pair<'i, Rule>, base: usize, later_words: bool) -> Result<Function, Vec<Diagnostic>> {
     let mut lowering = FunctionLowering::new(span_of(&pair, base), base, later_words);
     let mut without_semicolon = pair.as_rule() == Rule::last_prototype;
@@ -1073,7 +1102,7 @@ impl<'i> FunctionLowering<'i> {
             && opcode.is_known()
             && opcode.control() == ptx_ir::Control::Falls
             && (modifiers.iter().any(|m| matches!(m, Modifier::Other(_)))
-                || !ptx_ir::forms::words_fit_a_form(opcode, &modifiers));
+                || !words_fit_a_form(text, opcode, &modifiers));
         if later_form {
             let unknown = Opcode::Other(self.func.names.intern_opcode(name)?);
             return Some((unknown, self.modifiers(words, unknown)));

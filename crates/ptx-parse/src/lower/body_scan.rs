@@ -170,8 +170,24 @@ impl<'i> FunctionLowering<'i> {
     fn scan_operand(&mut self, text: &'i str, pos: usize, ops: &mut Operands) -> Option<usize> {
         let b = text.as_bytes();
         match *b.get(pos)? {
+            b'_' if is_sink(b, pos) => {
+                let bar = skip_trivia(b, pos + 1)?;
+                if b.get(bar) != Some(&b'|') {
+                    ops.push(Operand::Sink);
+                    return Some(pos + 1);
+                }
+                // `_|p`: a pair without its first half; `_|_` is the
+                // grammar's error (ptxas: syntax error).
+                let at = skip_trivia(b, bar + 1)?;
+                if is_sink(b, at) {
+                    return None;
+                }
+                let (second, end) = self.scan_name(text, at)?;
+                ops.push(Operand::Pair(Box::new((Operand::Sink, second))));
+                Some(end)
+            }
             b'%' | b'$' | b'_' | b'a'..=b'z' | b'A'..=b'Z' => {
-                let (first, end) = if is_sink(b, pos) { (Operand::Sink, pos + 1) } else { self.scan_name(text, pos)? };
+                let (first, end) = self.scan_name(text, pos)?;
                 let bar = skip_trivia(b, end)?;
                 if b.get(bar) != Some(&b'|') {
                     ops.push(first);
@@ -179,12 +195,7 @@ impl<'i> FunctionLowering<'i> {
                 }
                 // `p|q`: the second half is a name or the sink.
                 let at = skip_trivia(b, bar + 1)?;
-                let (second, end) = match (&first, is_sink(b, at)) {
-                    // `_|_`: the grammar's error (ptxas: syntax error).
-                    (Operand::Sink, true) => return None,
-                    (_, true) => (Operand::Sink, at + 1),
-                    (_, false) => self.scan_name(text, at)?,
-                };
+                let (second, end) = if is_sink(b, at) { (Operand::Sink, at + 1) } else { self.scan_name(text, at)? };
                 ops.push(Operand::Pair(Box::new((first, second))));
                 Some(end)
             }
@@ -393,10 +404,11 @@ fn opcode_end(b: &[u8], i: usize) -> usize {
     let mut end = words(i + 1);
     while b.get(end) == Some(&b'.') && followed_by_word(end + 1) {
         end = words(end + 1);
-        loop {
-            if b[end..].starts_with(b"::") && followed_by_word(end + 2) {
+        // `::word` (`.shared::cta`) or `:digits` (`.sp::2:4`).
+        while b.get(end) == Some(&b':') {
+            if b.get(end + 1) == Some(&b':') && followed_by_word(end + 2) {
                 end = words(end + 2);
-            } else if b.get(end) == Some(&b':') && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
+            } else if b.get(end + 1).is_some_and(u8::is_ascii_digit) {
                 end += 1 + b[end + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
             } else {
                 break;
