@@ -31,11 +31,16 @@ impl Words {
     /// The modifiers of `inst` as words of `isa`; None if one is not a word
     /// of the vocabulary (`Modifier::Other`).
     pub fn of(isa: &Isa, inst: &Inst) -> Option<Words> {
-        let index = inst.opcode.index()?;
+        Words::of_modifiers(isa, inst.opcode, &inst.modifiers)
+    }
+
+    /// The words of `modifiers` on `opcode` (see [`Words::of`]).
+    pub fn of_modifiers(isa: &Isa, opcode: crate::Opcode, modifiers: &crate::Modifiers) -> Option<Words> {
+        let index = opcode.index()?;
         let ignored = isa.opcodes.get(index)?.ignored;
         let same_vocabulary = std::ptr::eq(isa.words, ptx_isa::WORDS);
         let mut words = SmallVec::new();
-        for m in &inst.modifiers {
+        for m in modifiers {
             let word = m.word()?;
             let id = if same_vocabulary { word.index() } else { isa.word_id(word.as_str())? };
             if ignored.binary_search(&id).is_ok() {
@@ -207,8 +212,9 @@ pub fn in_form_order(mut inst: Inst) -> Inst {
 /// than the description, whose words may be a later ISA's combination
 /// (`fence.proxy.alias.acquire.sys`, PTX ISA 9.4).
 pub fn words_fit_a_form(opcode: crate::Opcode, modifiers: &crate::Modifiers) -> bool {
-    let inst = Inst::new(opcode, modifiers.clone(), crate::Operands::new());
-    let (Some(words), Some(index)) = (Words::of(&ptx_isa::ISA, &inst), opcode.index()) else { return false };
+    let (Some(words), Some(index)) = (Words::of_modifiers(&ptx_isa::ISA, opcode, modifiers), opcode.index()) else {
+        return false;
+    };
     ptx_isa::ISA.forms_of(index as u16).iter().any(|form| fill(form, &words).is_some())
 }
 

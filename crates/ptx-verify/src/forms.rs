@@ -180,9 +180,10 @@ pub fn check(
 }
 
 /// What an instruction of a later PTX ISA than the description's (see
-/// [`ptx_ir::is_of_later_isa`]) is reported as when it is not accepted: an unknown opcode or each unknown word as a module at the
-/// description's version has it reported (or, for known words no form
-/// combines, that), with what accepting them would do.
+/// [`ptx_ir::is_of_later_isa`]) is reported as when it is not accepted: an
+/// unknown opcode or each unknown word as a module at the description's
+/// version has it reported (or, for known words no form combines, that),
+/// with what accepting them would do.
 pub(crate) fn newer_form(isa: &Isa, func: &Function, inst: &Inst, report: &mut impl FnMut(String)) {
     let name = ptx_ir::print::opcode_text(func, inst.opcode);
     let d = isa.described;
