@@ -142,8 +142,8 @@ fn repeat(func: &Function, k: usize) -> Function {
                     out.push(Stmt::Inst(f.insts.push(inst)));
                 }
                 Stmt::Label(l) => out.push(Stmt::Label(labels[l.as_u32() as usize])),
-                Stmt::ScopeOpen(_) | Stmt::ScopeClose(_) => out.push(stmt.clone()),
-                _ if c == 0 => out.push(stmt.clone()),
+                Stmt::ScopeOpen(_) | Stmt::ScopeClose(_) => out.push(*stmt),
+                _ if c == 0 => out.push(*stmt),
                 _ => {}
             }
         }

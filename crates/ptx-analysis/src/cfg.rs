@@ -412,8 +412,10 @@ impl BranchTables {
         let (mut tables, mut call_data) = (Vec::new(), Vec::new());
         for (i, stmt) in body.iter().enumerate() {
             let Stmt::Label(l) = stmt else { continue };
-            let directive = body[i + 1..].iter().find(|s| !matches!(s, Stmt::Raw(d) if d.name == "loc"));
+            let directive =
+                body[i + 1..].iter().find(|s| !matches!(s, Stmt::Raw(d) if func.directives[*d].name == "loc"));
             if let Some(Stmt::Raw(d)) = directive {
+                let d = &func.directives[*d];
                 match d.name.as_str() {
                     "branchtargets" => tables.push((*l, resolve(&d.text))),
                     "calltargets" | "callprototype" => call_data.push(*l),

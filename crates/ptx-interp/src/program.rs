@@ -390,6 +390,7 @@ fn prepare_function(
                 info.label_pc.insert(*l, info.code.len());
             }
             Stmt::Variable(v) => {
+                let v = &f.variables[*v];
                 let binding = match v.space() {
                     Some(space @ (StateSpace::Local | StateSpace::Param)) => {
                         let idx = info.frame_vars.len();

@@ -21,6 +21,21 @@ entity_impl!(InstId, "inst");
 pub struct LabelId(u32);
 entity_impl!(LabelId, "label");
 
+/// A `.reg` declaration in a function's body ([`crate::Stmt::RegDecl`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegDeclId(u32);
+entity_impl!(RegDeclId, "regdecl");
+
+/// A variable declared in a function's body ([`crate::Stmt::Variable`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VariableId(u32);
+entity_impl!(VariableId, "var");
+
+/// A directive kept verbatim in a function's body ([`crate::Stmt::Raw`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DirectiveId(u32);
+entity_impl!(DirectiveId, "directive");
+
 /// A function of a module.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FuncId(u32);

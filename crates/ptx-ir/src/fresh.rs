@@ -66,16 +66,23 @@ impl FreshRegs {
         if self.by_type.is_empty() {
             return;
         }
+        if !func.has_body() {
+            return;
+        }
+        let decls: Vec<Stmt> = self
+            .by_type
+            .into_iter()
+            .map(|(ty, (_, regs))| {
+                Stmt::RegDecl(func.reg_decls.push(RegDecl {
+                    ty: RegType::scalar(ty),
+                    align: None,
+                    items: regs.into_iter().map(|first| RegDeclItem { first, count: None }).collect(),
+                    span: Span::default(),
+                }))
+            })
+            .collect();
         let Some(body) = func.body_for_instruction_edits() else { return };
         let at = body.iter().position(|s| !matches!(s, Stmt::RegDecl(_))).unwrap_or(body.len());
-        let decls = self.by_type.into_iter().map(|(ty, (_, regs))| {
-            Stmt::RegDecl(Box::new(RegDecl {
-                ty: RegType::scalar(ty),
-                align: None,
-                items: regs.into_iter().map(|first| RegDeclItem { first, count: None }).collect(),
-                span: Span::default(),
-            }))
-        });
         body.splice(at..at, decls);
     }
 }

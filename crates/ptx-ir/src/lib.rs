@@ -40,7 +40,9 @@ pub mod words;
 
 pub use arena::Arena;
 pub use edit::BodyEdits;
-pub use entities::{FuncId, InstId, LabelId, Name, Names, OtherOpcode, RegId, MAX_OTHER_OPCODES};
+pub use entities::{
+    DirectiveId, FuncId, InstId, LabelId, Name, Names, OtherOpcode, RegDeclId, RegId, VariableId, MAX_OTHER_OPCODES,
+};
 pub use fresh::FreshRegs;
 pub use init::{FloatLit, InitValue, Initializer, IntLit};
 pub use inst::{
@@ -48,8 +50,8 @@ pub use inst::{
     Modifiers, Operand, Operands,
 };
 pub use module::{
-    DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl, RegDeclItem,
-    RegIndex, Stmt, Variable,
+    Brace, DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl,
+    RegDeclItem, RegIndex, Stmt, Variable,
 };
 pub use opcodes::{
     is_later_form, is_of_later_isa, newer_than_description, Control, Effects, Opcode, OpcodeInfo, Shape,

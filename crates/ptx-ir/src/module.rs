@@ -1,7 +1,7 @@
 //! Modules, functions, declarations and the statement list.
 
 use crate::arena::Arena;
-use crate::entities::{FuncId, InstId, LabelId, Name, Names, RegId};
+use crate::entities::{DirectiveId, FuncId, InstId, LabelId, Name, Names, RegDeclId, RegId, VariableId};
 use crate::init::Initializer;
 use crate::inst::Inst;
 use crate::types::{RegType, ScalarType, StateSpace};
@@ -221,25 +221,60 @@ pub struct RegDecl {
 /// A statement of a function body. The body is a flat list; nested `{ }`
 /// scopes are kept as open/close markers, which matters only for names.
 ///
-/// Most statements are instructions, so the rarer, bigger statements are
-/// boxed: a `Stmt` is 16 bytes instead of 128 (the body of a large module
-/// holds millions of them).
-#[derive(Clone, Debug, PartialEq)]
+/// A statement is 8 bytes (a handle and its kind): the rarer, bigger
+/// statements live in the function's arenas ([`Function::reg_decls`],
+/// [`Function::variables`], [`Function::directives`]) and a brace is its
+/// offset. The body of a large module holds millions of statements (boxed
+/// declarations and a brace's whole span made it 16 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stmt {
     /// An instruction.
     Inst(InstId),
     /// `label:`
     Label(LabelId),
     /// `.reg ...;`
-    RegDecl(Box<RegDecl>),
+    RegDecl(RegDeclId),
     /// `.local`, `.shared`, `.param` ... variables declared in the body.
-    Variable(Box<Variable>),
+    Variable(VariableId),
     /// A directive kept verbatim (`.loc`, `.pragma`, `.callprototype`, ...).
-    Raw(Box<RawDirective>),
-    /// `{`, at the brace in the source (synthetic when added).
-    ScopeOpen(Span),
-    /// `}`, at the brace in the source (synthetic when added).
-    ScopeClose(Span),
+    Raw(DirectiveId),
+    /// `{`
+    ScopeOpen(Brace),
+    /// `}`
+    ScopeClose(Brace),
+}
+
+/// Where a scope's brace stands in the source: its byte offset, or none for
+/// a brace a pass added ([`Brace::ADDED`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Brace(u32);
+
+impl Brace {
+    /// A brace made by a pass, printed afresh.
+    pub const ADDED: Brace = Brace(u32::MAX);
+
+    /// The brace at byte `offset` of the source.
+    pub fn at(offset: u32) -> Brace {
+        // A source is below 4 GiB, so its last offset is below u32::MAX.
+        Brace(offset)
+    }
+
+    /// The brace's one byte in the source (empty for [`Brace::ADDED`]).
+    pub fn span(self) -> Span {
+        match self {
+            Brace::ADDED => Span::default(),
+            Brace(offset) => Span { start: offset, end: offset + 1 },
+        }
+    }
+}
+
+impl std::fmt::Debug for Brace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Brace::ADDED => f.write_str("Brace(added)"),
+            Brace(offset) => write!(f, "Brace({offset})"),
+        }
+    }
 }
 
 /// Data about one label.
@@ -276,6 +311,12 @@ pub struct Function {
     pub insts: Arena<InstId, Inst>,
     /// Labels.
     pub labels: Arena<LabelId, LabelData>,
+    /// The body's `.reg` declarations ([`Stmt::RegDecl`]).
+    pub reg_decls: Arena<RegDeclId, RegDecl>,
+    /// The variables declared in the body ([`Stmt::Variable`]).
+    pub variables: Arena<VariableId, Variable>,
+    /// The directives of the body ([`Stmt::Raw`]).
+    pub directives: Arena<DirectiveId, RawDirective>,
     /// The body in order, or `None` for a declaration (`.extern .func f(...);`).
     body: Option<Vec<Stmt>>,
     /// The whole function in the source (header to closing brace).
@@ -335,6 +376,9 @@ impl Function {
             regs: Arena::new(),
             insts: Arena::new(),
             labels: Arena::new(),
+            reg_decls: Arena::new(),
+            variables: Arena::new(),
+            directives: Arena::new(),
             body: None,
             span: Span::default(),
             state: SourceState::Reprint,
@@ -353,7 +397,10 @@ impl Function {
     /// the function): a function with no tracked edit is printed afresh,
     /// one edited through the arenas and editors keeps its layout.
     pub fn note_changed(&mut self) {
-        let edited = self.regs.is_touched() || self.insts.is_touched() || self.labels.is_touched();
+        let edited = self.regs.is_touched()
+            || self.insts.is_touched()
+            || self.labels.is_touched()
+            || self.declarations_touched();
         if self.state == SourceState::Pristine && !edited {
             self.state = SourceState::Reprint;
         }
@@ -369,6 +416,9 @@ impl Function {
         self.regs.mark_unchanged();
         self.insts.mark_unchanged();
         self.labels.mark_unchanged();
+        self.reg_decls.mark_unchanged();
+        self.variables.mark_unchanged();
+        self.directives.mark_unchanged();
     }
 
     /// True while the function is exactly as parsed, so the printer may copy
@@ -384,7 +434,8 @@ impl Function {
         let pristine = self.state == SourceState::Pristine
             && !self.regs.is_touched()
             && !self.insts.is_touched()
-            && !self.labels.is_touched();
+            && !self.labels.is_touched()
+            && !self.declarations_touched();
         if pristine {
             self.check_signature_unchanged();
         }
@@ -397,18 +448,31 @@ impl Function {
     /// (comments and layout between them too) and prints only the rest.
     /// Inserting and removing instructions through `BodyEdits` and
     /// `Rewriter`, and writing instructions in place, keep it; so do new
-    /// registers declared by `FreshRegs`. Writing a register or a label
-    /// that was parsed (a rename shows in every instruction naming it),
-    /// [`Function::body_mut`] and [`Function::mark_changed`] end it.
+    /// registers declared by `FreshRegs`. Writing a register, a label or a
+    /// declaration that was parsed (a rename shows in every instruction
+    /// naming it), [`Function::body_mut`] and [`Function::mark_changed`]
+    /// end it.
     pub fn keeps_layout(&self) -> bool {
         let kept = self.state != SourceState::Reprint
             && self.body.is_some()
             && !self.regs.any_original_written()
-            && !self.labels.any_original_written();
+            && !self.labels.any_original_written()
+            && !self.reg_decls.any_original_written()
+            && !self.variables.any_original_written()
+            && !self.directives.any_original_written();
         if kept {
             self.check_signature_unchanged();
         }
         kept
+    }
+
+    fn holds_target_directive(&self) -> bool {
+        let mut body = self.body.iter().flatten();
+        body.any(|stmt| matches!(stmt, Stmt::Raw(d) if self.directives[*d].name == "target"))
+    }
+
+    fn declarations_touched(&self) -> bool {
+        self.reg_decls.is_touched() || self.variables.is_touched() || self.directives.is_touched()
     }
 
     fn check_signature_unchanged(&self) {
@@ -454,14 +518,14 @@ impl Function {
     /// changed (printed afresh).
     pub fn set_body(&mut self, body: Option<Vec<Stmt>>) {
         self.state = SourceState::Reprint;
-        self.body_targets = Some(holds_target_directive(body.as_deref()));
         self.body = body;
+        self.body_targets = Some(self.holds_target_directive());
     }
 
     /// True if the body holds a `.target` directive (ptxas reads the target
     /// anew from there on).
     pub fn has_target_directive(&self) -> bool {
-        self.body_targets.unwrap_or_else(|| holds_target_directive(self.body.as_deref()))
+        self.body_targets.unwrap_or_else(|| self.holds_target_directive())
     }
 
     /// Frees the room the arenas and the body reserved beyond what they
@@ -471,6 +535,9 @@ impl Function {
         self.regs.shrink_to_fit();
         self.insts.shrink_to_fit();
         self.labels.shrink_to_fit();
+        self.reg_decls.shrink_to_fit();
+        self.variables.shrink_to_fit();
+        self.directives.shrink_to_fit();
         self.names.shrink_to_fit();
         if let Some(body) = &mut self.body {
             body.shrink_to_fit();
@@ -512,8 +579,4 @@ impl Function {
             _ => None,
         })
     }
-}
-
-fn holds_target_directive(body: Option<&[Stmt]>) -> bool {
-    body.into_iter().flatten().any(|stmt| matches!(stmt, Stmt::Raw(directive) if directive.name == "target"))
 }

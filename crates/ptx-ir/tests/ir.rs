@@ -188,6 +188,7 @@ fn instructions_and_operands_stay_small() {
     assert_eq!(size_of::<ptx_ir::Inst>(), 80);
     assert_eq!(size_of::<ptx_ir::Address>(), 40);
     assert_eq!(size_of::<ptx_ir::RegData>(), 12);
+    assert_eq!(size_of::<ptx_ir::Stmt>(), 8);
 }
 
 /// A register's family index and an address's extra operands, now packed,
@@ -310,10 +311,14 @@ fn a_body_knows_whether_it_holds_a_target_directive() {
     let (target, b) = {
         let mut funcs = module.functions.values_mut();
         let a = funcs.next().expect("a");
-        let target = a.body().expect("a body").iter().find(|s| matches!(s, ptx_ir::Stmt::Raw(_))).cloned();
+        let target = a.body().expect("a body").iter().find_map(|s| match s {
+            ptx_ir::Stmt::Raw(d) => Some(a.directives[*d].clone()),
+            _ => None,
+        });
         (target.expect("a .target statement"), funcs.next().expect("b"))
     };
-    b.body_mut().expect("b has a body").insert(0, target);
+    let target = b.directives.push(target);
+    b.body_mut().expect("b has a body").insert(0, ptx_ir::Stmt::Raw(target));
     assert!(b.has_target_directive(), "asked anew after body_mut");
     let body = b.take_body();
     assert!(!b.has_target_directive());

@@ -899,8 +899,7 @@ fn stream(source: &Arc<str>, options: &Options, batch_bytes: usize) -> Result<Op
 /// ptxas reads it as the target of the rest of the file, which the batches
 /// after this one would not know, so such a module runs whole.
 fn retargets_in_a_body(batch: &Module) -> bool {
-    let directives = batch.functions.values().flat_map(|f| f.body().unwrap_or(&[]));
-    directives.into_iter().any(|stmt| matches!(stmt, ptx_ir::Stmt::Raw(d) if d.name == "target"))
+    batch.functions.values().any(ptx_ir::Function::has_target_directive)
 }
 
 /// [`ptx_parse::parse_in_batches`] with the parsing of the next batches on

@@ -4,10 +4,10 @@
 use crate::Rule;
 use pest::iterators::Pair;
 use ptx_ir::{
-    AddrBase, Address, ArrayElement, DeclWord, Diagnostic, ElementIndex, FloatImm, FloatLit, Function, FunctionKind,
-    Guard, InitValue, Initializer, Inst, InstId, IntImm, IntLit, LabelData, LabelId, Modifier, Modifiers, Module,
-    ModuleItem, Name, Opcode, Operand, Operands, RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegIndex, RegType,
-    ScalarType, Span, StateSpace, Stmt, Variable, Word,
+    AddrBase, Address, ArrayElement, Brace, DeclWord, Diagnostic, ElementIndex, FloatImm, FloatLit, Function,
+    FunctionKind, Guard, InitValue, Initializer, Inst, InstId, IntImm, IntLit, LabelData, LabelId, Modifier, Modifiers,
+    Module, ModuleItem, Name, Opcode, Operand, Operands, RawDirective, RegData, RegDecl, RegDeclItem, RegId, RegIndex,
+    RegType, ScalarType, Span, StateSpace, Stmt, Variable, Word,
 };
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -846,7 +846,7 @@ impl<'i> FunctionLowering<'i> {
                 }
                 Rule::reg_decl => {
                     if let Some(decl) = self.reg_decl(stmt) {
-                        out.push(Stmt::RegDecl(Box::new(decl)));
+                        out.push(Stmt::RegDecl(self.func.reg_decls.push(decl)));
                     }
                 }
                 Rule::local_variable => {
@@ -855,7 +855,7 @@ impl<'i> FunctionLowering<'i> {
                     let span = self.span(&stmt);
                     let var = stmt.into_inner().next().expect("local_variable wraps a variable");
                     match lower_variable(var, self.base) {
-                        Ok(v) => out.push(Stmt::Variable(Box::new(Variable { span, ..v }))),
+                        Ok(v) => out.push(Stmt::Variable(self.func.variables.push(Variable { span, ..v }))),
                         Err(e) => self.errors.push(e),
                     }
                 }
@@ -872,7 +872,7 @@ impl<'i> FunctionLowering<'i> {
                     let mut directive = raw(&d, self.base, name, semicolon);
                     // One line, single spaces: the canonical printer's form.
                     directive.text = directive.text.split_whitespace().collect::<Vec<_>>().join(" ");
-                    out.push(Stmt::Raw(Box::new(directive)));
+                    out.push(Stmt::Raw(self.func.directives.push(directive)));
                 }
                 Rule::instruction => {
                     if let Some(inst) = self.instruction(stmt) {
@@ -949,7 +949,7 @@ impl<'i> FunctionLowering<'i> {
     }
 
     fn scope_open(&mut self, brace: Span, out: &mut Vec<Stmt>) {
-        out.push(Stmt::ScopeOpen(brace));
+        out.push(Stmt::ScopeOpen(Brace::at(brace.start)));
         self.scopes.push(Scope::default());
         self.label_scopes.push(LabelScope::default());
     }
@@ -957,7 +957,7 @@ impl<'i> FunctionLowering<'i> {
     fn scope_close(&mut self, brace: Span, out: &mut Vec<Stmt>) {
         self.close_label_scope();
         self.scopes.pop();
-        out.push(Stmt::ScopeClose(brace));
+        out.push(Stmt::ScopeClose(Brace::at(brace.start)));
     }
 
     fn reg_decl(&mut self, pair: Pair<'i, Rule>) -> Option<RegDecl> {

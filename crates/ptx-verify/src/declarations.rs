@@ -139,6 +139,7 @@ impl<'f> Declarations<'f> {
                 }
             }
             Stmt::RegDecl(decl) => {
+                let decl = &func.reg_decls[*decl];
                 if let Some(n) = decl.ty.vector {
                     if u32::from(n) * decl.ty.scalar.bits() > MAX_VECTOR_BITS {
                         self.errors.push(Diagnostic::new(decl.span, vector_too_large(n, decl.ty.scalar)));
@@ -158,6 +159,7 @@ impl<'f> Declarations<'f> {
                 }
             }
             Stmt::Variable(v) => {
+                let v = &func.variables[*v];
                 check_vector_word(v, &mut self.errors);
                 check_array_size(v, Declared::Variable, &mut self.errors);
                 let outermost = self.scopes.len() == 1;
@@ -350,7 +352,7 @@ fn is_memory(opcode: Opcode) -> bool {
 fn label_names(func: &Function) -> BTreeSet<String> {
     let labels = func.labels.values().map(|l| func.names.get(l.name).to_string());
     let prototypes = func.body().into_iter().flatten().filter_map(|s| match s {
-        Stmt::Raw(raw) => raw.text.split(':').next().map(|n| n.trim().to_string()),
+        Stmt::Raw(raw) => func.directives[*raw].text.split(':').next().map(|n| n.trim().to_string()),
         _ => None,
     });
     labels.chain(prototypes).collect()

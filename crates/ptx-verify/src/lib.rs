@@ -375,21 +375,24 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
                 v.errors.push(Diagnostic::new(func.span, msg));
             }
             // Declarations and pragmas newer than the target's .version.
-            Stmt::RegDecl(decl) => v.errors.extend(
+            Stmt::RegDecl(decl) => v.errors.extend({
+                let decl = &func.reg_decls[*decl];
                 module
                     .target
                     .check_declaration(decl.span.start, Some(decl.ty.scalar), None)
-                    .map(|m| Diagnostic::new(decl.span, m)),
-            ),
-            Stmt::Variable(var) => v.errors.extend(
-                module.target.check_declaration(var.span.start, var.ty(), None).map(|m| Diagnostic::new(var.span, m)),
-            ),
-            Stmt::Raw(raw) => v.errors.extend(
+                    .map(|m| Diagnostic::new(decl.span, m))
+            }),
+            Stmt::Variable(var) => v.errors.extend({
+                let var = &func.variables[*var];
+                module.target.check_declaration(var.span.start, var.ty(), None).map(|m| Diagnostic::new(var.span, m))
+            }),
+            Stmt::Raw(raw) => v.errors.extend({
+                let raw = &func.directives[*raw];
                 module
                     .target
                     .check_declaration(raw.span.start, None, Some(&raw.text))
-                    .map(|m| Diagnostic::new(raw.span, m)),
-            ),
+                    .map(|m| Diagnostic::new(raw.span, m))
+            }),
             _ => {}
         }
     }
@@ -419,7 +422,8 @@ fn check_function(func: &Function, module: &Verify, caches: &mut ThreadCaches) -
             Stmt::Inst(id) => id,
             // ptxas reads the target anew from here on: a shape clean
             // before may not be after.
-            Stmt::Raw(directive) if directive.name == "target" => {
+            Stmt::Raw(directive) if func.directives[*directive].name == "target" => {
+                let directive = &func.directives[*directive];
                 let entries = target::body_target_entries(directive);
                 v.errors.extend(target::check_entries(module.target.version(), &entries, directive.span));
                 if let Some(clean) = clean.as_mut() {
@@ -560,7 +564,7 @@ impl<'f> Checker<'f> {
             return Some(v.space().unwrap_or(ptx_ir::StateSpace::Param).as_str());
         }
         let locals = self.func.body().into_iter().flatten().filter_map(|s| match s {
-            Stmt::Variable(v) => Some(&**v),
+            Stmt::Variable(v) => Some(&self.func.variables[*v]),
             _ => None,
         });
         if let Some(v) = locals.into_iter().find(|v| v.name == name) {
@@ -730,7 +734,7 @@ impl<'f> Checker<'f> {
     fn is_variable(&self, name: &str) -> bool {
         let params = self.func.params.iter().flatten().chain(self.func.returns.iter().flatten());
         let locals = self.func.body().into_iter().flatten().filter_map(|s| match s {
-            Stmt::Variable(v) => Some(&**v),
+            Stmt::Variable(v) => Some(&self.func.variables[*v]),
             _ => None,
         });
         params.chain(locals).any(|v| v.name == name) || self.module_names.iter().any(|n| n == name)

@@ -660,9 +660,10 @@ fn later_targets(module: &Module) -> Vec<(u32, Target)> {
         .functions
         .values()
         .filter(|func| func.has_target_directive())
-        .flat_map(|func| func.body().unwrap_or(&[]))
-        .filter_map(|stmt| match stmt {
-            Stmt::Raw(d) if d.name == "target" => {
+        .flat_map(|func| func.body().unwrap_or(&[]).iter().map(move |stmt| (func, stmt)))
+        .filter_map(|(func, stmt)| match stmt {
+            Stmt::Raw(d) if func.directives[*d].name == "target" => {
+                let d = &func.directives[*d];
                 Some((d.span.start, Target::of_entries(module.version, &body_target_entries(d))))
             }
             _ => None,

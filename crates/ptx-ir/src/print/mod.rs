@@ -312,7 +312,7 @@ pub fn write_function(func: &Function, out: &mut String) {
         // `.reg .pred %p<0>;` declares nothing (ptxas accepts it); its item
         // has no register to take the name from, so it is not printed.
         if let Stmt::RegDecl(decl) = stmt {
-            if decl.items.iter().all(|item| item.count == Some(0)) {
+            if func.reg_decls[*decl].items.iter().all(|item| item.count == Some(0)) {
                 continue;
             }
         }
@@ -346,12 +346,12 @@ fn write_stmt(func: &Function, stmt: &Stmt, out: &mut String) {
             out.push_str(func.names.get(func.labels[*l].name));
             out.push(':');
         }
-        Stmt::RegDecl(decl) => write_reg_decl(func, decl, out),
+        Stmt::RegDecl(decl) => write_reg_decl(func, &func.reg_decls[*decl], out),
         Stmt::Variable(var) => {
-            write_variable(var, out);
+            write_variable(&func.variables[*var], out);
             out.push(';');
         }
-        Stmt::Raw(raw) => write_raw(raw, out),
+        Stmt::Raw(raw) => write_raw(&func.directives[*raw], out),
         Stmt::ScopeOpen(_) => out.push('{'),
         Stmt::ScopeClose(_) => out.push('}'),
     }

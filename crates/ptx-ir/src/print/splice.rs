@@ -46,10 +46,10 @@ fn placement(func: &Function, stmt: &Stmt) -> Placement {
         }
         Stmt::Label(l) if func.labels.is_original(*l) => func.labels[*l].span,
         Stmt::Label(_) => return Placement::New,
-        Stmt::RegDecl(decl) => decl.span,
-        Stmt::Variable(var) => var.span,
-        Stmt::Raw(raw) => raw.span,
-        Stmt::ScopeOpen(brace) | Stmt::ScopeClose(brace) => *brace,
+        Stmt::RegDecl(decl) => func.reg_decls[*decl].span,
+        Stmt::Variable(var) => func.variables[*var].span,
+        Stmt::Raw(raw) => func.directives[*raw].span,
+        Stmt::ScopeOpen(brace) | Stmt::ScopeClose(brace) => brace.span(),
     };
     if span.is_synthetic() {
         Placement::New

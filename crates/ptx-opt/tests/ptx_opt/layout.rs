@@ -141,6 +141,16 @@ fn a_renamed_register_prints_the_function_afresh() {
     assert!(out.contains("// the module's comment"), "the rest of the module is still its source");
 }
 
+#[test]
+fn a_changed_declaration_prints_the_function_afresh() {
+    let out = edited(|f| {
+        let decl = f.reg_decls.keys().next().unwrap();
+        f.reg_decls[decl].align = Some(8);
+    });
+    assert!(out.contains(".reg .align 8 .b32"), "copied source text would miss the new alignment:\n{out}");
+    assert!(out.contains("// the module's comment"), "the rest of the module is still its source");
+}
+
 /// Inserts a copy of each function's first instruction and removes it
 /// again: every function with a body counts as changed, and says what its
 /// source says.

@@ -179,8 +179,8 @@ fn whole_module_options_do_not_stream() {
 
 fn has_a_body_target(source: &str) -> bool {
     let Ok(module) = ptx_opt::parse(source) else { return false };
-    let mut statements = module.functions.values().flat_map(|f| f.body().unwrap_or(&[]).iter());
-    statements.any(|stmt| matches!(stmt, ptx_opt::ir::Stmt::Raw(d) if d.name == "target"))
+    let mut statements = module.functions.values().flat_map(|f| f.body().unwrap_or(&[]).iter().map(move |s| (f, s)));
+    statements.any(|(f, stmt)| matches!(stmt, ptx_opt::ir::Stmt::Raw(d) if f.directives[*d].name == "target"))
 }
 
 /// A `.target` inside a function body is the target of the rest of the file

@@ -587,7 +587,7 @@ fn broken_references_are_reported_not_panicked_on() {
     let errors = run_verify(&mut module).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].message, "label $L_top is not placed in the function");
-    first_function(&mut module).body_mut().unwrap().extend([label.clone(), label]);
+    first_function(&mut module).body_mut().unwrap().extend([label, label]);
     let errors = run_verify(&mut module).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].message, "label $L_top is placed twice in function k");
