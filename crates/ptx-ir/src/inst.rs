@@ -721,8 +721,284 @@ impl<'a> IntoIterator for &'a Modifiers {
 
 /// An instruction's operands: up to three in the instruction itself (`add
 /// d, a, b`; four would make every instruction larger for the few `mad`s
-/// and `selp`s), more on the heap; see [`Modifiers`].
-pub type Operands = smallvec::SmallVec<[Operand; 3]>;
+/// and `selp`s), more on the heap.
+///
+/// 48 bytes, the three operands and nothing more: which of the forms below
+/// a list is takes no room of its own, the compiler keeps it in values the
+/// third operand's kind never has (a small vector with a length word took
+/// 56, and an instruction 80 bytes instead of 72). It derefs to a slice;
+/// `push`, `insert`, `remove`, `truncate`, `retain` and the conversions
+/// from a `Vec`, an array or an iterator build and change it.
+#[derive(Clone, Default)]
+pub struct Operands(OperandList);
+
+/// The forms of [`Operands`]: a length each up to three, and the heap past.
+#[derive(Clone, Default)]
+enum OperandList {
+    #[default]
+    None,
+    One([Operand; 1]),
+    Two([Operand; 2]),
+    Three([Operand; 3]),
+    More(Vec<Operand>),
+}
+
+impl Operands {
+    /// No operands.
+    pub fn new() -> Operands {
+        Operands(OperandList::None)
+    }
+
+    /// No operands, with room for `n` (on the heap past three).
+    pub fn with_capacity(n: usize) -> Operands {
+        if n > 3 {
+            Operands(OperandList::More(Vec::with_capacity(n)))
+        } else {
+            Operands::new()
+        }
+    }
+
+    /// The operands as a slice.
+    #[inline]
+    pub fn as_slice(&self) -> &[Operand] {
+        match &self.0 {
+            OperandList::None => &[],
+            OperandList::One(ops) => ops,
+            OperandList::Two(ops) => ops,
+            OperandList::Three(ops) => ops,
+            OperandList::More(ops) => ops,
+        }
+    }
+
+    /// The operands as a mutable slice.
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [Operand] {
+        match &mut self.0 {
+            OperandList::None => &mut [],
+            OperandList::One(ops) => ops,
+            OperandList::Two(ops) => ops,
+            OperandList::Three(ops) => ops,
+            OperandList::More(ops) => ops,
+        }
+    }
+
+    /// Appends `op`.
+    pub fn push(&mut self, op: Operand) {
+        self.0 = match std::mem::take(&mut self.0) {
+            OperandList::None => OperandList::One([op]),
+            OperandList::One([a]) => OperandList::Two([a, op]),
+            OperandList::Two([a, b]) => OperandList::Three([a, b, op]),
+            OperandList::Three([a, b, c]) => OperandList::More(vec![a, b, c, op]),
+            OperandList::More(mut ops) => {
+                ops.push(op);
+                OperandList::More(ops)
+            }
+        };
+    }
+
+    /// Removes and returns the last operand.
+    pub fn pop(&mut self) -> Option<Operand> {
+        let mut last = None;
+        self.edit(|ops| last = ops.pop());
+        last
+    }
+
+    /// Inserts `op` at `index`.
+    ///
+    /// # Panics
+    /// When `index` is past the end.
+    pub fn insert(&mut self, index: usize, op: Operand) {
+        self.edit(|ops| ops.insert(index, op));
+    }
+
+    /// Removes and returns the operand at `index`.
+    ///
+    /// # Panics
+    /// When `index` is out of bounds.
+    pub fn remove(&mut self, index: usize) -> Operand {
+        let mut removed = None;
+        self.edit(|ops| removed = Some(ops.remove(index)));
+        removed.expect("Vec::remove returns or panics")
+    }
+
+    /// Keeps the first `len` operands.
+    pub fn truncate(&mut self, len: usize) {
+        if len < self.len() {
+            self.edit(|ops| ops.truncate(len));
+        }
+    }
+
+    /// Keeps the operands `keep` says yes to.
+    pub fn retain(&mut self, keep: impl FnMut(&Operand) -> bool) {
+        self.edit(|ops| ops.retain(keep));
+    }
+
+    /// Removes every operand.
+    pub fn clear(&mut self) {
+        self.0 = OperandList::None;
+    }
+
+    /// Gives up the heap room beyond the operands (a list built by pushes
+    /// past three may have some).
+    pub fn shrink_to_fit(&mut self) {
+        if let OperandList::More(ops) = &mut self.0 {
+            ops.shrink_to_fit();
+        }
+    }
+
+    /// The operands as a `Vec`.
+    pub fn into_vec(self) -> Vec<Operand> {
+        match self.0 {
+            OperandList::None => Vec::new(),
+            OperandList::One(ops) => ops.into(),
+            OperandList::Two(ops) => ops.into(),
+            OperandList::Three(ops) => ops.into(),
+            OperandList::More(ops) => ops,
+        }
+    }
+
+    /// Changes the list as a `Vec`, then stores it again in the form that
+    /// fits.
+    fn edit(&mut self, change: impl FnOnce(&mut Vec<Operand>)) {
+        let mut ops = std::mem::take(self).into_vec();
+        change(&mut ops);
+        *self = Operands::from(ops);
+    }
+}
+
+impl std::ops::Deref for Operands {
+    type Target = [Operand];
+    #[inline]
+    fn deref(&self) -> &[Operand] {
+        self.as_slice()
+    }
+}
+
+impl std::ops::DerefMut for Operands {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [Operand] {
+        self.as_mut_slice()
+    }
+}
+
+impl PartialEq for Operands {
+    fn eq(&self, other: &Operands) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Operands {}
+
+impl std::hash::Hash for Operands {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
+}
+
+impl std::fmt::Debug for Operands {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.as_slice().fmt(f)
+    }
+}
+
+impl From<Vec<Operand>> for Operands {
+    fn from(ops: Vec<Operand>) -> Operands {
+        if ops.len() > 3 {
+            return Operands(OperandList::More(ops));
+        }
+        let mut list = Operands::new();
+        list.extend(ops);
+        list
+    }
+}
+
+impl From<&[Operand]> for Operands {
+    fn from(ops: &[Operand]) -> Operands {
+        ops.iter().cloned().collect()
+    }
+}
+
+impl<const N: usize> From<[Operand; N]> for Operands {
+    fn from(ops: [Operand; N]) -> Operands {
+        Operands::from_iter(ops)
+    }
+}
+
+impl FromIterator<Operand> for Operands {
+    fn from_iter<I: IntoIterator<Item = Operand>>(iter: I) -> Operands {
+        let mut list = Operands::new();
+        list.extend(iter);
+        list
+    }
+}
+
+impl Extend<Operand> for Operands {
+    fn extend<I: IntoIterator<Item = Operand>>(&mut self, iter: I) {
+        let iter = iter.into_iter();
+        let (at_least, _) = iter.size_hint();
+        if self.len() + at_least > 3 {
+            if let OperandList::More(ops) = &mut self.0 {
+                ops.reserve(at_least);
+            } else {
+                let mut ops = Vec::with_capacity(self.len() + at_least);
+                ops.extend(std::mem::take(self).into_vec());
+                self.0 = OperandList::More(ops);
+            }
+        }
+        for op in iter {
+            self.push(op);
+        }
+    }
+}
+
+impl IntoIterator for Operands {
+    type Item = Operand;
+    type IntoIter = OperandsIntoIter;
+    fn into_iter(self) -> OperandsIntoIter {
+        OperandsIntoIter(match self.0 {
+            OperandList::None => OperandIter::Inline([None, None, None].into_iter()),
+            OperandList::One([a]) => OperandIter::Inline([Some(a), None, None].into_iter()),
+            OperandList::Two([a, b]) => OperandIter::Inline([Some(a), Some(b), None].into_iter()),
+            OperandList::Three([a, b, c]) => OperandIter::Inline([Some(a), Some(b), Some(c)].into_iter()),
+            OperandList::More(ops) => OperandIter::Heap(ops.into_iter()),
+        })
+    }
+}
+
+/// The operands of an [`Operands`] by value, in order (no allocation for
+/// up to three).
+pub struct OperandsIntoIter(OperandIter);
+
+enum OperandIter {
+    Inline(std::array::IntoIter<Option<Operand>, 3>),
+    Heap(std::vec::IntoIter<Operand>),
+}
+
+impl Iterator for OperandsIntoIter {
+    type Item = Operand;
+    fn next(&mut self) -> Option<Operand> {
+        match &mut self.0 {
+            OperandIter::Inline(ops) => ops.next().flatten(),
+            OperandIter::Heap(ops) => ops.next(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Operands {
+    type Item = &'a Operand;
+    type IntoIter = std::slice::Iter<'a, Operand>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Operands {
+    type Item = &'a mut Operand;
+    type IntoIter = std::slice::IterMut<'a, Operand>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_mut_slice().iter_mut()
+    }
+}
 
 /// One instruction.
 #[derive(Clone, Debug, PartialEq)]

@@ -47,7 +47,7 @@ pub use fresh::FreshRegs;
 pub use init::{FloatLit, InitValue, Initializer, IntLit};
 pub use inst::{
     Access, AddrBase, Address, AddressRest, ArrayElement, ElementIndex, FloatImm, Guard, Inst, IntImm, Modifier,
-    Modifiers, Operand, Operands,
+    Modifiers, Operand, Operands, OperandsIntoIter,
 };
 pub use module::{
     Brace, DeclWord, Function, FunctionKind, LabelData, Module, ModuleItem, RawDirective, RegData, RegDecl,

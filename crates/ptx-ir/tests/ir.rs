@@ -172,10 +172,11 @@ fn scalar_types_are_the_descriptions() {
 /// offset forms and lists boxed), a reference to a shared modifier list 8
 /// (thin: the list's length is in the shared allocation), an opcode and a
 /// guard 4 each (an unknown opcode by its place in the function's list of
-/// them, the guard's negation in its register word) and an instruction 80;
-/// a boxed address 40 (its rare extra operands behind one thin pointer) and
-/// a register 12 (its family index stored plus one). A change that grows
-/// them shows here first.
+/// them, the guard's negation in its register word), an operand list 48
+/// (three operands, its length in the third one's unused kinds) and an
+/// instruction 72; a boxed address 40 (its rare extra operands behind one
+/// thin pointer), a register 12 (its family index stored plus one) and a
+/// body statement 8. A change that grows them shows here first.
 #[test]
 fn instructions_and_operands_stay_small() {
     use std::mem::size_of;
@@ -185,10 +186,43 @@ fn instructions_and_operands_stay_small() {
     assert_eq!(size_of::<ptx_ir::Operand>(), 16);
     assert_eq!(size_of::<ptx_ir::Opcode>(), 4);
     assert_eq!(size_of::<Option<ptx_ir::Guard>>(), 4);
-    assert_eq!(size_of::<ptx_ir::Inst>(), 80);
+    assert_eq!(size_of::<ptx_ir::Operands>(), 48);
+    assert_eq!(size_of::<ptx_ir::Inst>(), 72);
     assert_eq!(size_of::<ptx_ir::Address>(), 40);
     assert_eq!(size_of::<ptx_ir::RegData>(), 12);
     assert_eq!(size_of::<ptx_ir::Stmt>(), 8);
+}
+
+/// An operand list says the same whichever form holds it: up to three in
+/// the list itself, more on the heap, and back when edits shrink it.
+#[test]
+fn operand_lists_keep_their_operands_in_order_across_forms() {
+    use ptx_ir::{Operand, Operands};
+    let int = |i: u64| Operand::Int(ptx_ir::IntImm::new(i));
+    let expected = |n: u64| (0..n).map(int).collect::<Vec<_>>();
+    let mut list = Operands::new();
+    assert!(list.is_empty());
+    for n in 1..=6 {
+        list.push(int(n - 1));
+        assert_eq!(list.as_slice(), expected(n).as_slice(), "after {n} pushes");
+        assert_eq!(list.clone().into_iter().collect::<Vec<_>>(), expected(n));
+        assert_eq!(Operands::from(expected(n)), list);
+        assert_eq!(expected(n).into_iter().collect::<Operands>(), list);
+    }
+    assert_eq!(list.remove(0), int(0));
+    assert_eq!(list.pop(), Some(int(5)));
+    assert_eq!(list.as_slice(), [int(1), int(2), int(3), int(4)]);
+    list.insert(0, int(0));
+    list.truncate(3);
+    assert_eq!(list.as_slice(), [int(0), int(1), int(2)]);
+    list.retain(|op| *op != int(1));
+    assert_eq!(list.as_slice(), [int(0), int(2)]);
+    list[1] = int(7);
+    list.extend([int(8), int(9)]);
+    assert_eq!(list.as_slice(), [int(0), int(7), int(8), int(9)]);
+    list.clear();
+    assert_eq!(list, Operands::default());
+    assert_eq!(Operands::with_capacity(5).len(), 0);
 }
 
 /// A register's family index and an address's extra operands, now packed,

@@ -916,6 +916,9 @@ impl<'i> FunctionLowering<'i> {
             }
         }
         let may_name_label = inst.operands.iter().any(may_name_label);
+        // Past three operands, pushes may have left room on the heap that
+        // the module would keep.
+        inst.operands.shrink_to_fit();
         let id = self.func.insts.push(inst);
         if may_name_label {
             self.label_scopes.last_mut().expect("a label scope is open").pending.push(id);
