@@ -724,9 +724,9 @@ impl<'a> IntoIterator for &'a Modifiers {
 /// and `selp`s), more on the heap.
 ///
 /// 48 bytes, the three operands and nothing more: which of the forms below
-/// a list is takes no room of its own, the compiler keeps it in values the
-/// third operand's kind never has (a small vector with a length word took
-/// 56, and an instruction 80 bytes instead of 72). It derefs to a slice;
+/// a list is takes no room of its own, the compiler keeps it in values an
+/// operand's kind never has (a small vector with a length word took 56, and
+/// an instruction 80 bytes instead of 72; `tests/ir.rs` pins the sizes). It derefs to a slice;
 /// `push`, `insert`, `remove`, `truncate`, `retain` and the conversions
 /// from a `Vec`, an array or an iterator build and change it.
 #[derive(Clone, Default)]
@@ -783,8 +783,9 @@ impl Operands {
     }
 
     /// Appends `op`.
+    #[inline]
     pub fn push(&mut self, op: Operand) {
-        self.0 = match std::mem::take(&mut self.0) {
+        let grown = match std::mem::take(&mut self.0) {
             OperandList::None => OperandList::One([op]),
             OperandList::One([a]) => OperandList::Two([a, op]),
             OperandList::Two([a, b]) => OperandList::Three([a, b, op]),
@@ -794,6 +795,9 @@ impl Operands {
                 OperandList::More(ops)
             }
         };
+        // What `take` left is the empty list, which owns nothing: not
+        // dropping it saves the parser a call per operand.
+        std::mem::forget(std::mem::replace(&mut self.0, grown));
     }
 
     /// Removes and returns the last operand.

@@ -173,7 +173,7 @@ fn scalar_types_are_the_descriptions() {
 /// (thin: the list's length is in the shared allocation), an opcode and a
 /// guard 4 each (an unknown opcode by its place in the function's list of
 /// them, the guard's negation in its register word), an operand list 48
-/// (three operands, its length in the third one's unused kinds) and an
+/// (three operands, its form in kinds an operand never has) and an
 /// instruction 72; a boxed address 40 (its rare extra operands behind one
 /// thin pointer), a register 12 (its family index stored plus one) and a
 /// body statement 8. A change that grows them shows here first.
