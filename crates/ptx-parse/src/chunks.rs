@@ -303,8 +303,98 @@ fn skip_trivia_with_comments(b: &[u8], mut i: usize) -> usize {
     }
 }
 
+/// Where the head of the last function of `text` starts: the first of the
+/// linkage words (`.visible`, `.extern`, `.weak`, `.common`) written right
+/// before its last `.entry` or `.func` (outside comments and strings), or
+/// that word itself. None when there is none. Only whitespace may separate
+/// the words; with a comment between them the answer is the word after it,
+/// where the items before do not parse (lib.rs then parses the group whole).
+pub(crate) fn last_function_head(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut last = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => i = skip_line(b, i),
+            b'/' if b.get(i + 1) == Some(&b'*') => i = block_comment_end(b, i)?,
+            b'"' => i = string_end(b, i)?,
+            b'.' => {
+                let word = &b[i + 1..];
+                let len = word.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+                if matches!(&word[..len], b"entry" | b"func") && (i == 0 || !is_word_byte(b[i - 1])) {
+                    last = Some(i);
+                }
+                i += 1 + len;
+            }
+            _ => i += 1,
+        }
+    }
+    let mut start = last?;
+    loop {
+        let before = text[..start].trim_end_matches([' ', '\t', '\r', '\n']);
+        let linkage = [".visible", ".extern", ".weak", ".common"].into_iter().find(|w| before.ends_with(w));
+        match linkage {
+            Some(word) if before.len() == word.len() || !is_word_byte(b[before.len() - word.len() - 1]) => {
+                start = before.len() - word.len();
+            }
+            _ => return Some(start),
+        }
+    }
+}
+
+fn is_word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'%'
+}
+
+/// The offset after the closing quote of the string that opens at `i`, if
+/// it is closed on its line (a backslash escapes the next byte), as the
+/// grammar reads strings.
+fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while j < b.len() {
+        match b[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            b'\n' => return None,
+            _ => j += 1,
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
+    /// Where `last_function_head` says the head starts, as the text from there.
+    fn head(text: &str) -> Option<&str> {
+        super::last_function_head(text).map(|at| &text[at..])
+    }
+
+    #[test]
+    fn the_last_head_starts_at_its_first_linkage_word() {
+        let items = ".extern .func (.param .b32 r) f(.param .b32 a);\n.global .u32 g;\n";
+        let text = format!("{items}.visible .weak\n\t.entry k(.param .u64 p)\n.maxntid 32\n");
+        assert_eq!(head(&text), Some(".visible .weak\n\t.entry k(.param .u64 p)\n.maxntid 32\n"));
+        assert_eq!(head(".func g()"), Some(".func g()"));
+        assert_eq!(head(".global .u32 g;"), None);
+    }
+
+    #[test]
+    fn keywords_in_comments_and_strings_are_not_heads() {
+        let text = ".entry k() // .func\n/* .func x() */ .pragma \".func\";\n";
+        assert_eq!(head(text), Some(text));
+        assert_eq!(head(".entry_point .functional .func_x"), None);
+    }
+
+    /// With a comment between the linkage and `.entry`, the answer is the
+    /// word after the comment: the items before then end in `.visible` and
+    /// do not parse, and lib.rs parses the group whole.
+    #[test]
+    fn a_comment_between_the_words_stops_the_walk_back() {
+        assert_eq!(head(".visible /* here */ .entry k()"), Some(".entry k()"));
+        assert_eq!(head(";.visible .entry k()"), Some(".visible .entry k()"));
+        assert_eq!(head("x.visible .entry k()"), Some(".entry k()"));
+    }
+
     fn cut_points(source: &str) -> Vec<usize> {
         super::prescan(source).expect("within the limits").cuts
     }

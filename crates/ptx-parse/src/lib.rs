@@ -21,7 +21,7 @@ mod errors;
 mod lower;
 
 pub use lower::{is_special_register, parse_int, ScanCoverage, MAX_FUNCTION_REGS, MAX_REG_FAMILY, MAX_VECTOR};
-use pest::Parser;
+use pest::{iterators::Pair, Parser};
 use ptx_ir::{Diagnostic, Module, Span};
 use std::sync::Arc;
 
@@ -234,9 +234,25 @@ fn parse_group(source: &str, lowering: &mut lower::ModuleLowering, group: &chunk
     let (start, first, text) = (group.range.start, group.first, &source[group.range.clone()]);
     let scanned = bodies == Bodies::Scanned
         && group.last_open.is_some_and(|open| {
+            let before_body = &source[start..open];
+            if let Some((items, at, head)) = parse_items_and_head(before_body, first) {
+                return lowering.add_scanned(items, head, at, start, text, open - start);
+            }
             let rule = if first { Rule::file_head } else { Rule::chunk_head };
-            match PtxParser::parse(rule, &source[start..open]).ok().and_then(|mut pairs| pairs.next()) {
-                Some(head) => lowering.add_scanned(head, start, text, open - start),
+            match PtxParser::parse(rule, before_body).ok().and_then(|mut pairs| pairs.next()) {
+                Some(whole) => {
+                    let mut items = inner_items(whole);
+                    match items.pop() {
+                        Some(head) => {
+                            let scanned = lowering.add_scanned(items, head, 0, start, text, open - start);
+                            if scanned {
+                                lowering.note_head_parsed_with_items();
+                            }
+                            scanned
+                        }
+                        None => false,
+                    }
+                }
                 None => false,
             }
         });
@@ -251,6 +267,31 @@ fn parse_group(source: &str, lowering: &mut lower::ModuleLowering, group: &chunk
         }
         None => false,
     }
+}
+
+/// The items before the last function of a group and that function's head
+/// (`text` ends where its body opens), parsed apart, with where the head
+/// starts; None when the place is not plain to see or a piece does not
+/// parse (the caller then parses `text` whole). Both pieces parse only when
+/// the cut is where the whole parse puts the end of the items: the head
+/// alone must start with its linkage or `.entry`/`.func`, and an item cut
+/// short does not parse.
+fn parse_items_and_head(text: &str, first: bool) -> Option<(Vec<Pair<'_, Rule>>, usize, Pair<'_, Rule>)> {
+    let at = chunks::last_function_head(text)?;
+    let rule = if first { Rule::file_items } else { Rule::chunk_items };
+    let items = PtxParser::parse(rule, &text[..at]).ok()?.next()?;
+    let head = PtxParser::parse(Rule::head_alone, &text[at..]).ok()?.next()?;
+    let head = head.into_inner().next()?;
+    Some((inner_items(items), at, head))
+}
+
+/// The pairs inside `pair`, without the end of input.
+fn inner_items(pair: Pair<'_, Rule>) -> Vec<Pair<'_, Rule>> {
+    let mut items: Vec<Pair<'_, Rule>> = pair.into_inner().collect();
+    if items.last().map(|p| p.as_rule()) == Some(Rule::EOI) {
+        items.pop();
+    }
+    items
 }
 
 /// Parses the module in one piece, as [`parse`] does when the module cannot

@@ -56,6 +56,10 @@ pub struct ScanCoverage {
     /// Groups of items with a function body that the grammar parsed whole,
     /// because the scanner could not finish the body.
     pub grammar_groups: usize,
+    /// Scanned functions whose head was parsed together with the items
+    /// before it (`chunk_head`: the head twice) because the place where it
+    /// starts was not plain to see.
+    pub heads_parsed_with_items: usize,
 }
 
 impl ModuleLowering {
@@ -87,25 +91,31 @@ impl ModuleLowering {
         lower_items(pair, base, self.keep_functions, &mut self.module, &mut self.errors);
     }
 
-    /// Lowers the items of a `file_head` or `chunk_head` pair parsed from
-    /// `group[..open]`, where `group` starts at byte `base` of the source,
-    /// and the body of its last function, which opens at `group[open]`, with
-    /// the body scanner. Returns false, having changed nothing, when the
-    /// scanner cannot read the body to the end of the group or the function
-    /// has errors: the caller then parses the group with the grammar alone.
-    pub fn add_scanned(&mut self, head: Pair<'_, Rule>, base: usize, group: &str, open: usize) -> bool {
-        let mut items: Vec<Pair<'_, Rule>> = head.into_inner().collect();
-        if items.last().map(|p| p.as_rule()) == Some(Rule::EOI) {
-            items.pop();
-        }
-        let Some(signature) = items.pop().filter(|p| p.as_rule() == Rule::function_head) else {
+    /// Lowers the items parsed from `group[..open]` (those of a `file_head`
+    /// or `chunk_head`, or of `file_items` or `chunk_items`), where `group`
+    /// starts at byte `base` of the source, and its last function: the
+    /// head `signature` (a `function_head` parsed from `group[head_at..]`)
+    /// and the body, which opens at `group[open]`, read by the body scanner.
+    /// Returns false, having changed nothing, when the scanner cannot read
+    /// the body to the end of the group or the function has errors: the
+    /// caller then parses the group with the grammar alone.
+    pub fn add_scanned(
+        &mut self,
+        items: Vec<Pair<'_, Rule>>,
+        signature: Pair<'_, Rule>,
+        head_at: usize,
+        base: usize,
+        group: &str,
+        open: usize,
+    ) -> bool {
+        if signature.as_rule() != Rule::function_head {
             return false;
-        };
+        }
         // The header may be in this group, before the function.
         let version = items.iter().find_map(version_of).unwrap_or(self.module.version);
         let later_words = ptx_ir::newer_than_description(version);
         let Some((function, scanned, handed_to_grammar)) =
-            body_scan::lower_function(signature, base, group, open, later_words)
+            body_scan::lower_function(signature, head_at, base, group, open, later_words)
         else {
             self.coverage.grammar_groups += 1;
             return false;
@@ -137,6 +147,11 @@ impl ModuleLowering {
             ..Module::default()
         };
         Some(std::mem::replace(&mut self.module, header))
+    }
+
+    /// Counts a scanned function whose head was parsed with its items.
+    pub fn note_head_parsed_with_items(&mut self) {
+        self.coverage.heads_parsed_with_items += 1;
     }
 
     /// How much the body scanner read so far.

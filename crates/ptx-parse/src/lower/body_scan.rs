@@ -28,23 +28,26 @@ use pest::{iterators::Pair, Parser};
 use ptx_ir::{AddrBase, Address, AddressRest, Function, Guard, Inst, Operand, Operands, Span, Stmt};
 
 /// Lowers a function whose signature the grammar parsed (`function_head`,
-/// from `group`, which starts at byte `base` of the source) and whose body
-/// opens at `group[open]`. None when the body does not end the group, when
+/// from `group[head_at..]`, where `group` starts at byte `base` of the
+/// source) and whose body opens at `group[open]`. None when the body does not end the group, when
 /// the grammar cannot parse a statement the scanner declined, or when the
 /// function has errors: the group then goes to the grammar whole. With the
 /// function, the number of statements scanned and handed to the grammar.
 pub(super) fn lower_function<'i>(
     signature: Pair<'i, Rule>,
+    head_at: usize,
     base: usize,
     group: &'i str,
     open: usize,
     later_words: bool,
 ) -> Option<(Function, usize, usize)> {
-    let start = signature.as_span().start();
-    let mut lowering = FunctionLowering::new(Span::default(), base, later_words);
+    let start = head_at + signature.as_span().start();
+    // The signature's positions count from where its parse began.
+    let mut lowering = FunctionLowering::new(Span::default(), base + head_at, later_words);
     for part in signature.into_inner() {
         lowering.signature_part(part);
     }
+    lowering.base = base;
     // Every instruction and declaration ends in a `;` (a comment may hold
     // more): sized once, the arena does not grow by doubling, which would
     // leave up to half of the largest functions' arenas unused.
