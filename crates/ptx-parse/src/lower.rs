@@ -1034,6 +1034,18 @@ impl<'i> FunctionLowering<'i> {
             }
         }
         let ty = RegType { scalar: scalar?, vector };
+        Some(self.declare_items(ty, align, items, span))
+    }
+
+    /// A `.reg` declaration of `items` (name, family count, span), their
+    /// counts checked: registers made and named in order.
+    fn declare_items(
+        &mut self,
+        ty: RegType,
+        align: Option<u32>,
+        items: Vec<(&'i str, Option<u32>, Span)>,
+        span: Span,
+    ) -> RegDecl {
         let items = items
             .into_iter()
             .map(|(text, count, item_span)| {
@@ -1041,7 +1053,7 @@ impl<'i> FunctionLowering<'i> {
                 RegDeclItem { first: self.declare(name, ty, count, item_span), count }
             })
             .collect();
-        Some(RegDecl { ty, align, items, span })
+        RegDecl { ty, align, items, span }
     }
 
     fn instruction(&mut self, pair: Pair<'i, Rule>) -> Option<Inst> {

@@ -4,11 +4,13 @@
 //! token, about 40 ns per byte of a body, which held the whole parser near
 //! 20 MB/s. Nearly every statement of real PTX is an instruction whose
 //! operands are registers, immediates, `[reg+offset]` addresses, vectors,
-//! pairs and labels, or a label, or a brace. This scanner reads those by
-//! hand and lowers them as it reads, through the same `FunctionLowering`
-//! calls in the same order as the grammar's path, so the module (interned
-//! names included) is the one the grammar would give. Every other statement
-//! (declarations, directives, rarer operand forms) goes to the grammar, one
+//! pairs and labels, or a label, or a brace, or a plain `.reg` declaration
+//! (the grammar took about 7,000 instructions for each, and inline `asm`
+//! blocks declare their own). This scanner reads those by hand and lowers
+//! them as it reads, through the same `FunctionLowering` calls in the same
+//! order as the grammar's path, so the module (interned names included) is
+//! the one the grammar would give. Every other statement (other
+//! declarations, directives, rarer operand forms) goes to the grammar, one
 //! statement at a time (`body_statement`).
 //!
 //! What keeps it honest: the scanner takes a statement only when it can see
@@ -22,10 +24,12 @@
 //! (`parse_reference`) on every corpus file, and the fuzz target does so on
 //! its inputs.
 
-use super::{FunctionLowering, Literal, MAX_VECTOR};
+use super::{FunctionLowering, Literal, MAX_FUNCTION_REGS, MAX_REG_FAMILY, MAX_VECTOR};
 use crate::{PtxParser, Rule};
 use pest::{iterators::Pair, Parser};
-use ptx_ir::{AddrBase, Address, AddressRest, Function, Guard, Inst, Operand, Operands, Span, Stmt};
+use ptx_ir::{
+    AddrBase, Address, AddressRest, Function, Guard, Inst, Operand, Operands, RegType, ScalarType, Span, Stmt,
+};
 
 /// Lowers a function whose signature the grammar parsed (`function_head`,
 /// from `group[head_at..]`, where `group` starts at byte `base` of the
@@ -95,6 +99,16 @@ impl<'i> FunctionLowering<'i> {
                     depth += 1;
                     pos += 1;
                 }
+                b'.' if b[pos..].starts_with(b".reg") => {
+                    pos = match self.scan_reg_decl(text, pos, out) {
+                        Some(end) => end,
+                        None => {
+                            self.scanned -= 1;
+                            self.handed_to_grammar += 1;
+                            self.grammar_statement(text, pos, out)?
+                        }
+                    }
+                }
                 _ => {
                     pos = match self.scan_statement(text, pos, out) {
                         Some(end) => end,
@@ -127,6 +141,59 @@ impl<'i> FunctionLowering<'i> {
             }
         }
         self.scan_instruction(text, start, out)
+    }
+
+    /// A `.reg` declaration at `text[start]` written plainly: `.reg`, a
+    /// space, a scalar type, then names and `%r<N>` families, each followed
+    /// at once by its `,` or the `;` (the grammar's item would take a space
+    /// after it into its span). None to decline: `.align`, vectors, a count
+    /// past the limits and anything else go to the grammar, which reports
+    /// what is wrong.
+    fn scan_reg_decl(&mut self, text: &'i str, start: usize, out: &mut Vec<Stmt>) -> Option<usize> {
+        let b = text.as_bytes();
+        let after_keyword = start + ".reg".len();
+        if !matches!(b.get(after_keyword)?, b' ' | b'\t') {
+            return None;
+        }
+        let mut pos = skip_trivia(b, after_keyword)?;
+        if b.get(pos) != Some(&b'.') {
+            return None;
+        }
+        let type_end = pos + 1 + b[pos + 1..].iter().take_while(|&&c| is_word_char(c)).count();
+        let scalar = ScalarType::from_str(&text[pos + 1..type_end])?;
+        pos = type_end;
+        let mut items = Vec::new();
+        let mut declared = self.func.regs.len();
+        loop {
+            pos = skip_trivia(b, pos)?;
+            let item_start = pos;
+            let mut end = ident_end(b, pos)?;
+            let name = &text[item_start..end];
+            let mut count = None;
+            if b.get(end) == Some(&b'<') {
+                let digits = end + 1 + b[end + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if digits == end + 1 || b.get(digits) != Some(&b'>') {
+                    return None;
+                }
+                let n: u32 = text[end + 1..digits].parse().ok()?;
+                if n > MAX_REG_FAMILY || n as usize + declared > MAX_FUNCTION_REGS {
+                    return None;
+                }
+                count = Some(n);
+                end = digits + 1;
+            }
+            declared += count.unwrap_or(1) as usize;
+            items.push((name, count, self.span_at(item_start, end)));
+            match *b.get(end)? {
+                b',' => pos = end + 1,
+                b';' => {
+                    let decl = self.declare_items(RegType::scalar(scalar), None, items, self.span_at(start, end + 1));
+                    out.push(Stmt::RegDecl(self.func.reg_decls.push(decl)));
+                    return Some(end + 1);
+                }
+                _ => return None,
+            }
+        }
     }
 
     fn scan_instruction(&mut self, text: &'i str, start: usize, out: &mut Vec<Stmt>) -> Option<usize> {
