@@ -235,8 +235,8 @@ fn parse_group(source: &str, lowering: &mut lower::ModuleLowering, group: &chunk
     let scanned = bodies == Bodies::Scanned
         && group.last_open.is_some_and(|open| {
             let before_body = &source[start..open];
-            if let Some((items, at, head)) = parse_items_and_head(before_body, first) {
-                return lowering.add_scanned(items, head, at, start, text, open - start);
+            if let Some((items, at)) = parse_items_before_head(before_body, first) {
+                return lowering.add_scanned(items, lower::Head::At(at), start, text, open - start);
             }
             let rule = if first { Rule::file_head } else { Rule::chunk_head };
             match PtxParser::parse(rule, before_body).ok().and_then(|mut pairs| pairs.next()) {
@@ -244,7 +244,8 @@ fn parse_group(source: &str, lowering: &mut lower::ModuleLowering, group: &chunk
                     let mut items = inner_items(whole);
                     match items.pop() {
                         Some(head) => {
-                            let scanned = lowering.add_scanned(items, head, 0, start, text, open - start);
+                            let scanned =
+                                lowering.add_scanned(items, lower::Head::Parsed(head), start, text, open - start);
                             if scanned {
                                 lowering.note_head_parsed_with_items();
                             }
@@ -269,20 +270,18 @@ fn parse_group(source: &str, lowering: &mut lower::ModuleLowering, group: &chunk
     }
 }
 
-/// The items before the last function of a group and that function's head
-/// (`text` ends where its body opens), parsed apart, with where the head
-/// starts; None when the place is not plain to see or a piece does not
-/// parse (the caller then parses `text` whole). Both pieces parse only when
-/// the cut is where the whole parse puts the end of the items: the head
-/// alone must start with its linkage or `.entry`/`.func`, and an item cut
-/// short does not parse.
-fn parse_items_and_head(text: &str, first: bool) -> Option<(Vec<Pair<'_, Rule>>, usize, Pair<'_, Rule>)> {
+/// The items before the last function of a group (`text` ends where its
+/// body opens), parsed without its head, and where the head starts; None
+/// when the place is not plain to see or the items do not parse (the caller
+/// then parses `text` whole). The items parse only when the cut is where
+/// the whole parse ends them: an item cut short does not parse, and the
+/// head must then start with its linkage or `.entry`/`.func`, which the
+/// head scanner or the grammar's `head_alone` checks.
+fn parse_items_before_head(text: &str, first: bool) -> Option<(Vec<Pair<'_, Rule>>, usize)> {
     let at = chunks::last_function_head(text)?;
     let rule = if first { Rule::file_items } else { Rule::chunk_items };
     let items = PtxParser::parse(rule, &text[..at]).ok()?.next()?;
-    let head = PtxParser::parse(Rule::head_alone, &text[at..]).ok()?.next()?;
-    let head = head.into_inner().next()?;
-    Some((inner_items(items), at, head))
+    Some((inner_items(items), at))
 }
 
 /// The pairs inside `pair`, without the end of input.

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 mod body_scan;
 mod const_expr;
+mod head_scan;
 
 /// The largest `%r<N>` family accepted: far above what compilers emit, low
 /// enough that a typo cannot exhaust memory.
@@ -60,6 +61,21 @@ pub struct ScanCoverage {
     /// before it (`chunk_head`: the head twice) because the place where it
     /// starts was not plain to see.
     pub heads_parsed_with_items: usize,
+    /// Scanned functions whose head the grammar read (the head scanner
+    /// declined it, or it was parsed with the items).
+    pub grammar_heads: usize,
+}
+
+/// The head of the last function of a group, for
+/// [`ModuleLowering::add_scanned`].
+pub enum Head<'i> {
+    /// A `function_head` parsed with the items before it (`chunk_head`):
+    /// its positions count from the group's start.
+    Parsed(Pair<'i, Rule>),
+    /// The head starts at this offset of the group and ends where the body
+    /// opens: the head scanner reads it, or else the grammar
+    /// (`head_alone`).
+    At(usize),
 }
 
 impl ModuleLowering {
@@ -93,33 +109,28 @@ impl ModuleLowering {
 
     /// Lowers the items parsed from `group[..open]` (those of a `file_head`
     /// or `chunk_head`, or of `file_items` or `chunk_items`), where `group`
-    /// starts at byte `base` of the source, and its last function: the
-    /// head `signature` (a `function_head` parsed from `group[head_at..]`)
-    /// and the body, which opens at `group[open]`, read by the body scanner.
-    /// Returns false, having changed nothing, when the scanner cannot read
-    /// the body to the end of the group or the function has errors: the
-    /// caller then parses the group with the grammar alone.
-    pub fn add_scanned(
+    /// starts at byte `base` of the source, and its last function: its
+    /// `head`, and the body, which opens at `group[open]`, read by the body
+    /// scanner. Returns false, having changed nothing, when the scanner
+    /// cannot read the body to the end of the group or the function has
+    /// errors: the caller then parses the group with the grammar alone.
+    pub fn add_scanned<'i>(
         &mut self,
-        items: Vec<Pair<'_, Rule>>,
-        signature: Pair<'_, Rule>,
-        head_at: usize,
+        items: Vec<Pair<'i, Rule>>,
+        head: Head<'i>,
         base: usize,
-        group: &str,
+        group: &'i str,
         open: usize,
     ) -> bool {
-        if signature.as_rule() != Rule::function_head {
-            return false;
-        }
         // The header may be in this group, before the function.
         let version = items.iter().find_map(version_of).unwrap_or(self.module.version);
         let later_words = ptx_ir::newer_than_description(version);
-        let Some((function, scanned, handed_to_grammar)) =
-            body_scan::lower_function(signature, head_at, base, group, open, later_words)
-        else {
+        let Some((function, counts)) = body_scan::lower_function(head, base, group, open, later_words) else {
             self.coverage.grammar_groups += 1;
             return false;
         };
+        let (scanned, handed_to_grammar, head_by_grammar) = counts;
+        self.coverage.grammar_heads += usize::from(head_by_grammar);
         self.coverage.scanned_statements += scanned;
         self.coverage.grammar_statements += handed_to_grammar;
         for item in items {
@@ -790,13 +801,7 @@ impl<'i> FunctionLowering<'i> {
             match lower_variable(p, self.base) {
                 Ok(v) => {
                     // `.reg` parameters are registers inside the body.
-                    if v.space() == Some(StateSpace::Reg) {
-                        if let Some(ty) = v.ty() {
-                            let rt = RegType { scalar: ty, vector: v.vector() };
-                            let name = self.func.names.intern(&v.name);
-                            self.declare(name, rt, None, v.span);
-                        }
-                    }
+                    self.declare_register_parameter(&v);
                     out.push(v)
                 }
                 Err(e) => self.errors.push(e),

@@ -24,34 +24,37 @@
 //! (`parse_reference`) on every corpus file, and the fuzz target does so on
 //! its inputs.
 
-use super::{FunctionLowering, Literal, MAX_FUNCTION_REGS, MAX_REG_FAMILY, MAX_VECTOR};
+use super::{FunctionLowering, Head, Literal, MAX_FUNCTION_REGS, MAX_REG_FAMILY, MAX_VECTOR};
 use crate::{PtxParser, Rule};
 use pest::{iterators::Pair, Parser};
 use ptx_ir::{
     AddrBase, Address, AddressRest, Function, Guard, Inst, Operand, Operands, RegType, ScalarType, Span, Stmt,
 };
 
-/// Lowers a function whose signature the grammar parsed (`function_head`,
-/// from `group[head_at..]`, where `group` starts at byte `base` of the
-/// source) and whose body opens at `group[open]`. None when the body does not end the group, when
-/// the grammar cannot parse a statement the scanner declined, or when the
-/// function has errors: the group then goes to the grammar whole. With the
-/// function, the number of statements scanned and handed to the grammar.
+/// Lowers a function of `group` (which starts at byte `base` of the
+/// source) whose body opens at `group[open]`: its `head` read by the head
+/// scanner or parsed by the grammar, its body by this scanner. None when
+/// the body does not end the group, when the grammar cannot parse the head
+/// or a statement the scanners declined, or when the function has errors:
+/// the group then goes to the grammar whole. With the function, the number
+/// of statements scanned and handed to the grammar, and whether the grammar
+/// read the head.
 pub(super) fn lower_function<'i>(
-    signature: Pair<'i, Rule>,
-    head_at: usize,
+    head: Head<'i>,
     base: usize,
     group: &'i str,
     open: usize,
     later_words: bool,
-) -> Option<(Function, usize, usize)> {
-    let start = head_at + signature.as_span().start();
-    // The signature's positions count from where its parse began.
-    let mut lowering = FunctionLowering::new(Span::default(), base + head_at, later_words);
-    for part in signature.into_inner() {
-        lowering.signature_part(part);
-    }
-    lowering.base = base;
+) -> Option<(Function, (usize, usize, bool))> {
+    let mut lowering = FunctionLowering::new(Span::default(), base, later_words);
+    let (start, head_by_grammar) = match head {
+        Head::Parsed(signature) => (lowering.parsed_signature(signature, 0)?, true),
+        Head::At(at) if lowering.scan_signature(group, at, open).is_some() => (at, false),
+        Head::At(at) => {
+            let head = PtxParser::parse(Rule::head_alone, &group[at..open]).ok()?.next()?;
+            (at + lowering.parsed_signature(head.into_inner().next()?, at)?, true)
+        }
+    };
     // Every instruction and declaration ends in a `;` (a comment may hold
     // more): sized once, the arena does not grow by doubling, which would
     // leave up to half of the largest functions' arenas unused.
@@ -66,11 +69,28 @@ pub(super) fn lower_function<'i>(
     lowering.func.set_body(Some(stmts));
     lowering.func.shrink_to_fit();
     lowering.func.span = Span::new(base + start, base + end);
-    let counts = (lowering.scanned, lowering.handed_to_grammar);
-    lowering.finish().ok().map(|f| (f, counts.0, counts.1))
+    let counts = (lowering.scanned, lowering.handed_to_grammar, head_by_grammar);
+    lowering.finish().ok().map(|f| (f, counts))
 }
 
 impl<'i> FunctionLowering<'i> {
+    /// Lowers a `function_head` pair parsed from `group[at..]`; its start
+    /// in that text. None for another pair.
+    fn parsed_signature(&mut self, signature: Pair<'i, Rule>, at: usize) -> Option<usize> {
+        if signature.as_rule() != Rule::function_head {
+            return None;
+        }
+        let start = signature.as_span().start();
+        // The pair's positions count from where its parse began.
+        let outer = self.base;
+        self.base += at;
+        for part in signature.into_inner() {
+            self.signature_part(part);
+        }
+        self.base = outer;
+        Some(start)
+    }
+
     fn span_at(&self, start: usize, end: usize) -> Span {
         Span::new(self.base + start, self.base + end)
     }
@@ -447,12 +467,12 @@ fn is_ident_char(c: u8) -> bool {
 }
 
 /// `word_char` of the grammar.
-fn is_word_char(c: u8) -> bool {
+pub(super) fn is_word_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
 /// The end of the grammar's `ident` at `b[i]`, if one starts there.
-fn ident_end(b: &[u8], i: usize) -> Option<usize> {
+pub(super) fn ident_end(b: &[u8], i: usize) -> Option<usize> {
     let first = *b.get(i)?;
     let rest = |from: usize| from + b[from..].iter().take_while(|&&c| is_ident_char(c)).count();
     match first {
