@@ -58,7 +58,7 @@ pub(super) fn lower_function<'i>(
     // Every instruction and declaration ends in a `;` (a comment may hold
     // more): sized once, the arena does not grow by doubling, which would
     // leave up to half of the largest functions' arenas unused.
-    let statements = group.as_bytes()[open..].iter().filter(|&&c| c == b';').count();
+    let statements = count_semicolons(&group.as_bytes()[open..]);
     lowering.func.insts.reserve(statements);
     let mut stmts = Vec::with_capacity(statements + statements / 8);
     let end = lowering.scan_body(group, open, &mut stmts)?;
@@ -461,6 +461,14 @@ fn skip_trivia(b: &[u8], i: usize) -> Option<usize> {
     (!b[end..].starts_with(b"/*")).then_some(end)
 }
 
+/// How many `;` `b` holds. Counted a byte-wide lane at a time, in runs of
+/// up to 255 bytes whose counts fit a byte, which the compiler turns into
+/// vector code; counting into a `usize` directly took 2.4 instructions a
+/// byte.
+fn count_semicolons(b: &[u8]) -> usize {
+    b.chunks(255).map(|run| usize::from(run.iter().fold(0u8, |n, &c| n + u8::from(c == b';')))).sum()
+}
+
 /// `ident_char` of the grammar.
 fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
@@ -591,6 +599,18 @@ fn parenthesis_ends_operand(b: &[u8], open: usize) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs of 255 bytes hold at most 255 `;`, which a byte counts; every
+    /// length around a run's end counts as one byte at a time does.
+    #[test]
+    fn semicolons_are_counted_across_runs() {
+        for len in [0, 1, 254, 255, 256, 509, 510, 511, 1000] {
+            for text in [";".repeat(len), "a;b".repeat(len)] {
+                let expected = text.bytes().filter(|&c| c == b';').count();
+                assert_eq!(count_semicolons(text.as_bytes()), expected, "{len}");
+            }
+        }
+    }
 
     #[test]
     fn literals_end_where_the_grammar_ends_them() {
