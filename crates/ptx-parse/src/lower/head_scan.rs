@@ -20,17 +20,20 @@ use ptx_ir::{DeclWord, FunctionKind, RawDirective, RegType, Span, StateSpace, Va
 
 /// The performance directives of the grammar's `perf_name`.
 const PERF_NAMES: [&str; 10] = [
-    "maxntid",
-    "reqntid",
-    "minnctapersm",
-    "maxnctapersm",
-    "maxnreg",
-    "maxclusterrank",
-    "reqnctapercluster",
-    "explicitcluster",
-    "noreturn",
-    "blocksareclusters",
+    ".maxntid",
+    ".reqntid",
+    ".minnctapersm",
+    ".maxnctapersm",
+    ".maxnreg",
+    ".maxclusterrank",
+    ".reqnctapercluster",
+    ".explicitcluster",
+    ".noreturn",
+    ".blocksareclusters",
 ];
+
+/// The grammar's `linkage` words.
+const LINKAGE: [&str; 4] = [".visible", ".extern", ".weak", ".common"];
 
 /// A signature as read, before anything is lowered.
 struct Head {
@@ -120,12 +123,9 @@ impl HeadReader<'_> {
         let mut pos = start;
         let mut linkage = Vec::new();
         loop {
-            let word = ["visible", "extern", "weak", "common"].into_iter().find_map(|w| {
-                let end = self.keyword(pos, &format!(".{w}"))?;
-                Some((w, end))
-            });
+            let word = LINKAGE.into_iter().find_map(|w| Some((w, self.keyword(pos, w)?)));
             let Some((word, end)) = word else { break };
-            linkage.push(word.to_string());
+            linkage.push(word[1..].to_string());
             pos = self.skip_space(end);
         }
         let (kind, end) = match (self.keyword(pos, ".entry"), self.keyword(pos, ".func")) {
@@ -181,12 +181,12 @@ impl HeadReader<'_> {
     /// takes the whitespace after it, as the grammar's does (the optional
     /// dimensions and initializer are looked for past it).
     fn variable(&self, start: usize) -> Option<(Variable, usize)> {
-        let space = ["param", "reg"].into_iter().find_map(|s| Some((s, self.keyword(start, &format!(".{s}"))?)));
+        let space = [".param", ".reg"].into_iter().find_map(|s| Some((s, self.keyword(start, s)?)));
         let (space, end) = space?;
         if self.b[end..].starts_with(b"::") {
             return None;
         }
-        let mut words = vec![DeclWord::Space(StateSpace::from_str(space)?)];
+        let mut words = vec![DeclWord::Space(StateSpace::from_str(&space[1..])?)];
         let mut pos = self.skip_space(end);
         while self.b.get(pos) == Some(&b'.') {
             if self.keyword(pos, ".attribute").is_some() {
@@ -238,7 +238,7 @@ impl HeadReader<'_> {
     /// A performance directive at `start` with its numbers, and the offset
     /// after it.
     fn perf_directive(&self, start: usize) -> Option<(RawDirective, usize)> {
-        let (name, mut end) = PERF_NAMES.into_iter().find_map(|n| Some((n, self.keyword(start, &format!(".{n}"))?)))?;
+        let (name, mut end) = PERF_NAMES.into_iter().find_map(|n| Some((n, self.keyword(start, n)?)))?;
         if let Some(first) = self.digits_end(self.skip_space(end)) {
             end = first;
             loop {
@@ -251,7 +251,7 @@ impl HeadReader<'_> {
         }
         let written = &self.text[start..end];
         let text = written.split_whitespace().collect::<Vec<_>>().join(" ");
-        Some((RawDirective { name: name.to_string(), text, semicolon: false, span: self.span(start, end) }, end))
+        Some((RawDirective { name: name[1..].to_string(), text, semicolon: false, span: self.span(start, end) }, end))
     }
 }
 
