@@ -119,18 +119,13 @@ impl<'i> FunctionLowering<'i> {
                     depth += 1;
                     pos += 1;
                 }
-                b'.' if b[pos..].starts_with(b".reg") => {
-                    pos = match self.scan_reg_decl(text, pos, out) {
-                        Some(end) => end,
-                        None => {
-                            self.scanned -= 1;
-                            self.handed_to_grammar += 1;
-                            self.grammar_statement(text, pos, out)?
-                        }
-                    }
-                }
-                _ => {
-                    pos = match self.scan_statement(text, pos, out) {
+                first => {
+                    let scanned = if first == b'.' && b[pos..].starts_with(b".reg") {
+                        self.scan_reg_decl(text, pos, out)
+                    } else {
+                        self.scan_statement(text, pos, out)
+                    };
+                    pos = match scanned {
                         Some(end) => end,
                         None => {
                             self.scanned -= 1;
