@@ -243,14 +243,7 @@ fn parse_group(source: &str, lowering: &mut lower::ModuleLowering, group: &chunk
                 Some(whole) => {
                     let mut items = inner_items(whole);
                     match items.pop() {
-                        Some(head) => {
-                            let scanned =
-                                lowering.add_scanned(items, lower::Head::Parsed(head), start, text, open - start);
-                            if scanned {
-                                lowering.note_head_parsed_with_items();
-                            }
-                            scanned
-                        }
+                        Some(head) => lowering.add_scanned(items, lower::Head::Parsed(head), start, text, open - start),
                         None => false,
                     }
                 }

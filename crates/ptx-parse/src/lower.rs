@@ -125,11 +125,13 @@ impl ModuleLowering {
         // The header may be in this group, before the function.
         let version = items.iter().find_map(version_of).unwrap_or(self.module.version);
         let later_words = ptx_ir::newer_than_description(version);
+        let with_items = matches!(head, Head::Parsed(_));
         let Some((function, counts)) = body_scan::lower_function(head, base, group, open, later_words) else {
             self.coverage.grammar_groups += 1;
             return false;
         };
         let (scanned, handed_to_grammar, head_by_grammar) = counts;
+        self.coverage.heads_parsed_with_items += usize::from(with_items);
         self.coverage.grammar_heads += usize::from(head_by_grammar);
         self.coverage.scanned_statements += scanned;
         self.coverage.grammar_statements += handed_to_grammar;
@@ -158,11 +160,6 @@ impl ModuleLowering {
             ..Module::default()
         };
         Some(std::mem::replace(&mut self.module, header))
-    }
-
-    /// Counts a scanned function whose head was parsed with its items.
-    pub fn note_head_parsed_with_items(&mut self) {
-        self.coverage.heads_parsed_with_items += 1;
     }
 
     /// How much the body scanner read so far.

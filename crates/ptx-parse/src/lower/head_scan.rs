@@ -133,22 +133,10 @@ impl HeadReader<'_> {
             (None, Some(end)) => (FunctionKind::Func, end),
             (None, None) => return None,
         };
-        pos = self.skip_space(end);
-        let mut returns = None;
-        if self.b.get(pos) == Some(&b'(') {
-            let (list, end) = self.variables(pos)?;
-            returns = Some(list);
-            pos = self.skip_space(end);
-        }
+        let (returns, pos) = self.optional_variables(self.skip_space(end))?;
         let name_end = ident_end(self.b, pos)?;
         let name = self.text[pos..name_end].to_string();
-        pos = self.skip_space(name_end);
-        let mut params = None;
-        if self.b.get(pos) == Some(&b'(') {
-            let (list, end) = self.variables(pos)?;
-            params = Some(list);
-            pos = self.skip_space(end);
-        }
+        let (params, mut pos) = self.optional_variables(self.skip_space(name_end))?;
         let mut attributes = Vec::new();
         while pos < self.b.len() {
             let (attribute, end) = self.perf_directive(pos)?;
@@ -156,6 +144,16 @@ impl HeadReader<'_> {
             pos = self.skip_space(end);
         }
         Some(Head { linkage, kind, name, returns, params, attributes })
+    }
+
+    /// The parenthesized list of variables at `pos`, if one opens there,
+    /// and where the next token starts.
+    fn optional_variables(&self, pos: usize) -> Option<(Option<Vec<Variable>>, usize)> {
+        if self.b.get(pos) != Some(&b'(') {
+            return Some((None, pos));
+        }
+        let (list, end) = self.variables(pos)?;
+        Some((Some(list), self.skip_space(end)))
     }
 
     /// A parenthesized list of variables at `open` (`(`), and the offset
