@@ -6,6 +6,72 @@ use crate::types::{CmpOp, PrmtMode, Rounding, ScalarType, StateSpace};
 use crate::words::Word;
 use crate::Span;
 
+/// The traits of a list type that stands for its `as_slice()`: it derefs
+/// to the slice, compares, hashes and prints as the slice (not as how it
+/// holds it), and iterates by reference; with `mut`, also `DerefMut` and
+/// iteration by mutable reference, through `as_mut_slice()`.
+macro_rules! slice_traits {
+    ($list:ty, $item:ty) => {
+        impl std::ops::Deref for $list {
+            type Target = [$item];
+            #[inline]
+            fn deref(&self) -> &[$item] {
+                self.as_slice()
+            }
+        }
+
+        impl PartialEq for $list {
+            fn eq(&self, other: &$list) -> bool {
+                self.as_slice() == other.as_slice()
+            }
+        }
+
+        impl Eq for $list {}
+
+        impl std::hash::Hash for $list {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                self.as_slice().hash(state);
+            }
+        }
+
+        impl std::fmt::Debug for $list {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.as_slice().fmt(f)
+            }
+        }
+
+        impl<'a> IntoIterator for &'a $list {
+            type Item = &'a $item;
+            type IntoIter = std::slice::Iter<'a, $item>;
+            fn into_iter(self) -> Self::IntoIter {
+                self.as_slice().iter()
+            }
+        }
+    };
+    ($list:ty, $item:ty, mut) => {
+        slice_traits!($list, $item);
+
+        impl std::ops::DerefMut for $list {
+            #[inline]
+            fn deref_mut(&mut self) -> &mut [$item] {
+                self.as_mut_slice()
+            }
+        }
+
+        impl<'a> IntoIterator for &'a mut $list {
+            type Item = &'a mut $item;
+            type IntoIter = std::slice::IterMut<'a, $item>;
+            fn into_iter(self) -> Self::IntoIter {
+                self.as_mut_slice().iter_mut()
+            }
+        }
+    };
+}
+
+slice_traits!(AddressRest, Operand, mut);
+slice_traits!(Modifiers, Modifier);
+slice_traits!(Operands, Operand, mut);
+
 /// One dotted suffix of an opcode, classified. The order of modifiers is kept
 /// exactly as written, so the printer reproduces the instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -289,58 +355,9 @@ impl AddressRest {
     }
 }
 
-impl std::ops::Deref for AddressRest {
-    type Target = [Operand];
-    fn deref(&self) -> &[Operand] {
-        self.as_slice()
-    }
-}
-
-impl std::ops::DerefMut for AddressRest {
-    fn deref_mut(&mut self) -> &mut [Operand] {
-        self.as_mut_slice()
-    }
-}
-
-impl PartialEq for AddressRest {
-    fn eq(&self, other: &AddressRest) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl Eq for AddressRest {}
-
-impl std::hash::Hash for AddressRest {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_slice().hash(state);
-    }
-}
-
-impl std::fmt::Debug for AddressRest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.as_slice().fmt(f)
-    }
-}
-
 impl From<Vec<Operand>> for AddressRest {
     fn from(list: Vec<Operand>) -> AddressRest {
         AddressRest((!list.is_empty()).then(|| Box::new(list)))
-    }
-}
-
-impl<'a> IntoIterator for &'a AddressRest {
-    type Item = &'a Operand;
-    type IntoIter = std::slice::Iter<'a, Operand>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a mut AddressRest {
-    type Item = &'a mut Operand;
-    type IntoIter = std::slice::IterMut<'a, Operand>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_mut_slice().iter_mut()
     }
 }
 
@@ -581,20 +598,6 @@ impl ModifierList {
     }
 }
 
-impl PartialEq for Modifiers {
-    fn eq(&self, other: &Modifiers) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl Eq for Modifiers {}
-
-impl std::hash::Hash for Modifiers {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_slice().hash(state);
-    }
-}
-
 impl Modifiers {
     /// No modifiers.
     pub fn new() -> Modifiers {
@@ -658,20 +661,6 @@ impl Default for Modifiers {
     }
 }
 
-impl std::ops::Deref for Modifiers {
-    type Target = [Modifier];
-    #[inline]
-    fn deref(&self) -> &[Modifier] {
-        self.0.as_slice()
-    }
-}
-
-impl std::fmt::Debug for Modifiers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
-    }
-}
-
 impl From<Vec<Modifier>> for Modifiers {
     fn from(list: Vec<Modifier>) -> Modifiers {
         Modifiers(ModifierList::shared(&list))
@@ -708,14 +697,6 @@ impl FromIterator<Modifier> for Modifiers {
 impl Extend<Modifier> for Modifiers {
     fn extend<I: IntoIterator<Item = Modifier>>(&mut self, iter: I) {
         self.edit(|list| list.extend(iter));
-    }
-}
-
-impl<'a> IntoIterator for &'a Modifiers {
-    type Item = &'a Modifier;
-    type IntoIter = std::slice::Iter<'a, Modifier>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
     }
 }
 
@@ -870,41 +851,6 @@ impl Operands {
     }
 }
 
-impl std::ops::Deref for Operands {
-    type Target = [Operand];
-    #[inline]
-    fn deref(&self) -> &[Operand] {
-        self.as_slice()
-    }
-}
-
-impl std::ops::DerefMut for Operands {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut [Operand] {
-        self.as_mut_slice()
-    }
-}
-
-impl PartialEq for Operands {
-    fn eq(&self, other: &Operands) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
-
-impl Eq for Operands {}
-
-impl std::hash::Hash for Operands {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_slice().hash(state);
-    }
-}
-
-impl std::fmt::Debug for Operands {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.as_slice().fmt(f)
-    }
-}
-
 impl From<Vec<Operand>> for Operands {
     fn from(ops: Vec<Operand>) -> Operands {
         if ops.len() > 3 {
@@ -985,22 +931,6 @@ impl Iterator for OperandsIntoIter {
             OperandIter::Inline(ops) => ops.next().flatten(),
             OperandIter::Heap(ops) => ops.next(),
         }
-    }
-}
-
-impl<'a> IntoIterator for &'a Operands {
-    type Item = &'a Operand;
-    type IntoIter = std::slice::Iter<'a, Operand>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_slice().iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a mut Operands {
-    type Item = &'a mut Operand;
-    type IntoIter = std::slice::IterMut<'a, Operand>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.as_mut_slice().iter_mut()
     }
 }
 
