@@ -572,6 +572,14 @@ impl Function {
         }
     }
 
+    /// The variables declared in the body, in order.
+    pub fn body_variables(&self) -> impl Iterator<Item = &Variable> + '_ {
+        self.body.iter().flatten().filter_map(|s| match s {
+            Stmt::Variable(v) => Some(&self.variables[*v]),
+            _ => None,
+        })
+    }
+
     /// The instructions of the body, in order.
     pub fn inst_ids(&self) -> impl Iterator<Item = InstId> + '_ {
         self.body.iter().flatten().filter_map(|s| match s {

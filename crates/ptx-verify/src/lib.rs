@@ -563,11 +563,7 @@ impl<'f> Checker<'f> {
         if let Some(v) = params.into_iter().find(|v| v.name == name) {
             return Some(v.space().unwrap_or(ptx_ir::StateSpace::Param).as_str());
         }
-        let locals = self.func.body().into_iter().flatten().filter_map(|s| match s {
-            Stmt::Variable(v) => Some(&self.func.variables[*v]),
-            _ => None,
-        });
-        if let Some(v) = locals.into_iter().find(|v| v.name == name) {
+        if let Some(v) = self.func.body_variables().find(|v| v.name == name) {
             return v.space().map(|s| s.as_str());
         }
         self.module_spaces.get(name).map(|s| s.as_str())
@@ -733,11 +729,7 @@ impl<'f> Checker<'f> {
     /// not registers, so the scan is rare.
     fn is_variable(&self, name: &str) -> bool {
         let params = self.func.params.iter().flatten().chain(self.func.returns.iter().flatten());
-        let locals = self.func.body().into_iter().flatten().filter_map(|s| match s {
-            Stmt::Variable(v) => Some(&self.func.variables[*v]),
-            _ => None,
-        });
-        params.chain(locals).any(|v| v.name == name) || self.module_names.iter().any(|n| n == name)
+        params.chain(self.func.body_variables()).any(|v| v.name == name) || self.module_names.iter().any(|n| n == name)
     }
 
     /// Instruction types and operand types.
